@@ -1,0 +1,149 @@
+"use client";
+// Admin: users and API tokens. A new token is shown once.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api } from "../../lib/api";
+import { formatAgo } from "../../lib/format";
+import { keys } from "../../lib/queries";
+
+interface User {
+  id: string;
+  username: string;
+  role: string;
+  createdAt: string;
+}
+interface Token {
+  id: string;
+  name: string;
+  kind: string;
+  username: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export default function SettingsPage() {
+  const client = useQueryClient();
+  const users = useQuery({ queryKey: keys.users, queryFn: () => api<User[]>("/api/users") });
+  const tokens = useQuery({ queryKey: keys.tokens, queryFn: () => api<Token[]>("/api/tokens") });
+  const [user, setUser] = useState({ username: "", password: "", role: "viewer" });
+  const [tokenForm, setTokenForm] = useState({ name: "", kind: "user" });
+  const [newToken, setNewToken] = useState<string | null>(null);
+
+  const createUser = useMutation({
+    mutationFn: () => api("/api/users", { method: "POST", body: user }),
+    onSuccess: () => {
+      setUser({ username: "", password: "", role: "viewer" });
+      client.invalidateQueries({ queryKey: keys.users });
+    },
+  });
+  const createToken = useMutation({
+    mutationFn: () => api<Token & { token: string }>("/api/tokens", { method: "POST", body: tokenForm }),
+    onSuccess: (created) => {
+      setNewToken(created.token);
+      setTokenForm({ name: "", kind: "user" });
+      client.invalidateQueries({ queryKey: keys.tokens });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => api(`/api/tokens/${id}`, { method: "DELETE" }),
+    onSettled: () => client.invalidateQueries({ queryKey: keys.tokens }),
+  });
+
+  return (
+    <>
+      <h1>Users &amp; tokens</h1>
+      <section className="panel">
+        <h2>Users</h2>
+        {users.error && <div className="error">{users.error.message}</div>}
+        <table>
+          <thead>
+            <tr>
+              <th>Username</th>
+              <th>Role</th>
+              <th>Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.data?.map((entry) => (
+              <tr key={entry.id}>
+                <td>{entry.username}</td>
+                <td>{entry.role}</td>
+                <td className="small">{formatAgo(entry.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <form
+          className="row"
+          style={{ marginTop: 10 }}
+          onSubmit={(event) => {
+            event.preventDefault();
+            createUser.mutate();
+          }}
+        >
+          <input placeholder="username" aria-label="New username" value={user.username} onChange={(event) => setUser({ ...user, username: event.target.value })} />
+          <input placeholder="password (10+)" aria-label="New password" type="password" value={user.password} onChange={(event) => setUser({ ...user, password: event.target.value })} />
+          <select aria-label="New role" value={user.role} onChange={(event) => setUser({ ...user, role: event.target.value })}>
+            <option>viewer</option>
+            <option>operator</option>
+            <option>admin</option>
+          </select>
+          <button type="submit" className="primary" disabled={createUser.isPending}>
+            Add user
+          </button>
+        </form>
+        {createUser.error && <div className="error">{createUser.error.message}</div>}
+      </section>
+      <section className="panel">
+        <h2>API tokens</h2>
+        {newToken && (
+          <div className="note">
+            Copy this token now; it is not shown again: <code data-testid="new-token">{newToken}</code>
+          </div>
+        )}
+        <table>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Kind</th>
+              <th>User</th>
+              <th>Last used</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {tokens.data?.map((token) => (
+              <tr key={token.id}>
+                <td>{token.name}</td>
+                <td>{token.kind}</td>
+                <td>{token.username ?? "—"}</td>
+                <td className="small">{formatAgo(token.lastUsedAt)}</td>
+                <td>
+                  <button onClick={() => revoke.mutate(token.id)}>Revoke</button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <form
+          className="row"
+          style={{ marginTop: 10 }}
+          onSubmit={(event) => {
+            event.preventDefault();
+            createToken.mutate();
+          }}
+        >
+          <input placeholder="token name" aria-label="Token name" value={tokenForm.name} onChange={(event) => setTokenForm({ ...tokenForm, name: event.target.value })} />
+          <select aria-label="Token kind" value={tokenForm.kind} onChange={(event) => setTokenForm({ ...tokenForm, kind: event.target.value })}>
+            <option value="user">user (acts as you)</option>
+            <option value="agent">agent (reports only)</option>
+          </select>
+          <button type="submit" className="primary" disabled={createToken.isPending}>
+            Create token
+          </button>
+        </form>
+        {createToken.error && <div className="error">{createToken.error.message}</div>}
+      </section>
+    </>
+  );
+}

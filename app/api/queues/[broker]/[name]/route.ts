@@ -1,0 +1,11 @@
+import { actionsFor } from "@/server/actions/registry";
+import { getQueue } from "@/server/collect/queries";
+import { queueIdFromParams } from "@/server/http/params";
+import { withRoute } from "@/server/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const GET = withRoute({ permission: "read" }, async ({ params }) => {
+  const queue = getQueue(queueIdFromParams(params));
+  return { ...queue, actions: actionsFor(queue.kind) };
+});

@@ -1,0 +1,27 @@
+// Which broker can carry out which action. Each broker's folder registers its handlers
+// in server/actions/handlers.ts; nothing is offered in the UI that is not registered here.
+import type { BrokerKind } from "../config/schema";
+import type { ActionKind, QueueActionHandler } from "./types";
+
+const holder = globalThis as typeof globalThis & { __varalActionHandlers?: Map<string, QueueActionHandler<never>> };
+
+function handlers(): Map<string, QueueActionHandler<never>> {
+  holder.__varalActionHandlers ??= new Map();
+  return holder.__varalActionHandlers;
+}
+
+export function registerActionHandler<P>(handler: QueueActionHandler<P>): void {
+  handlers().set(`${handler.brokerKind}:${handler.kind}`, handler as unknown as QueueActionHandler<never>);
+}
+
+export function unregisterActionHandler(brokerKind: BrokerKind, kind: ActionKind): void {
+  handlers().delete(`${brokerKind}:${kind}`);
+}
+
+export function findActionHandler(brokerKind: BrokerKind, kind: ActionKind): QueueActionHandler<unknown> | undefined {
+  return handlers().get(`${brokerKind}:${kind}`) as QueueActionHandler<unknown> | undefined;
+}
+
+export function actionsFor(brokerKind: BrokerKind): ActionKind[] {
+  return [...handlers().values()].filter((handler) => handler.brokerKind === brokerKind).map((handler) => handler.kind);
+}

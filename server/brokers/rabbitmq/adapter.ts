@@ -1,0 +1,83 @@
+// RabbitMQ: reads queues through the management HTTP API, paged, with only the needed columns.
+import type { BrokerConfigOf } from "../../config/schema";
+import type { AdapterContext, BrokerAdapter, QueueObservation } from "../types";
+import { QUEUE_COLUMNS, queueObservation, type ManagementPage, type ManagementQueue } from "./parse";
+
+const PAGE_SIZE = 500;
+
+export interface ManagementCredentials {
+  username: string;
+  password: string;
+}
+
+export function managementCredentials(config: BrokerConfigOf<"rabbitmq">): ManagementCredentials {
+  const amqp = new URL(config.url);
+  return {
+    username: config.username ?? (decodeURIComponent(amqp.username) || "guest"),
+    password: config.password ?? (decodeURIComponent(amqp.password) || "guest"),
+  };
+}
+
+export class RabbitMqManagement {
+  private readonly base: string;
+  private readonly authorization: string;
+
+  constructor(
+    private readonly config: BrokerConfigOf<"rabbitmq">,
+    private readonly context: AdapterContext,
+  ) {
+    this.base = config.managementUrl.replace(/\/+$/, "");
+    const { username, password } = managementCredentials(config);
+    this.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
+  }
+
+  async get<T>(path: string, signal: AbortSignal): Promise<T> {
+    this.context.countCalls();
+    let response: Response;
+    try {
+      response = await fetch(`${this.base}${path}`, { headers: { authorization: this.authorization }, signal });
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      throw new Error(
+        `RabbitMQ management API at ${this.base} is not reachable (${(error as Error).message}): ` +
+          `check brokers.${this.config.name}.managementUrl and that the rabbitmq_management plugin is enabled`,
+      );
+    }
+    if (response.status === 401) {
+      const { username } = managementCredentials(this.config);
+      throw new Error(
+        `RabbitMQ management API refused the credentials for user ${username}: set brokers.${this.config.name}.username and password`,
+      );
+    }
+    if (!response.ok) {
+      throw new Error(`RabbitMQ management API answered ${response.status} to GET ${path.split("?")[0]}`);
+    }
+    return (await response.json()) as T;
+  }
+}
+
+export class RabbitMqAdapter implements BrokerAdapter {
+  readonly kind = "rabbitmq" as const;
+  private readonly management: RabbitMqManagement;
+
+  constructor(config: BrokerConfigOf<"rabbitmq">, context: AdapterContext) {
+    this.management = new RabbitMqManagement(config, context);
+  }
+
+  async poll(signal: AbortSignal): Promise<QueueObservation[]> {
+    const queues: ManagementQueue[] = [];
+    const columns = encodeURIComponent(QUEUE_COLUMNS.join(","));
+    for (let page = 1; ; page++) {
+      const result = await this.management.get<ManagementPage<ManagementQueue>>(
+        `/api/queues?page=${page}&page_size=${PAGE_SIZE}&columns=${columns}`,
+        signal,
+      );
+      queues.push(...result.items);
+      if (page >= result.page_count) break;
+    }
+    const now = Date.now();
+    return queues.map((queue) => queueObservation(queue, now));
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,48 @@
+// Process-wide collector state. Next.js compiles instrumentation and route handlers as
+// separate server entries, so a module-level singleton could exist twice: the state lives
+// on globalThis behind this one accessor.
+import type { BrokerConfig, VaralConfig } from "../config/schema";
+import { HistoryStore } from "./history";
+import type { BrokerHealth, QueueSnapshot } from "./snapshot";
+
+export interface BrokerState {
+  config: BrokerConfig;
+  status: BrokerHealth;
+  lastPollAt: number | null;
+  lastSuccessAt: number | null;
+  lastError: string | null;
+  lastPollMs: number | null;
+  snapshots: QueueSnapshot[];
+  byName: Map<string, QueueSnapshot>;
+  /** Calls made to the broker since start. */
+  brokerCalls: number;
+  polls: number;
+}
+
+export interface CollectorState {
+  config: VaralConfig | null;
+  brokers: Map<string, BrokerState>;
+  history: HistoryStore;
+}
+
+const holder = globalThis as typeof globalThis & { __varalCollector?: CollectorState };
+
+export function collectorState(): CollectorState {
+  holder.__varalCollector ??= { config: null, brokers: new Map(), history: new HistoryStore() };
+  return holder.__varalCollector;
+}
+
+export function newBrokerState(config: BrokerConfig): BrokerState {
+  return {
+    config,
+    status: "unreachable",
+    lastPollAt: null,
+    lastSuccessAt: null,
+    lastError: "not polled yet",
+    lastPollMs: null,
+    snapshots: [],
+    byName: new Map(),
+    brokerCalls: 0,
+    polls: 0,
+  };
+}

@@ -1,0 +1,57 @@
+// The one Prisma client of the process, built with the driver adapter that DATABASE_URL
+// selects. Kept on globalThis so that Next.js's separate server entries share it.
+import fs from "node:fs";
+import path from "node:path";
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
+import { PrismaClient as PostgresClient } from "./generated/postgresql/client";
+import { databaseTarget, sqliteFilePath, type DatabaseProvider } from "./target";
+
+/** Both generated clients have the same API; the SQLite one's type stands for both. */
+export type Db = InstanceType<typeof SqliteClient>;
+
+interface DbHolder {
+  db: Db;
+  provider: DatabaseProvider;
+}
+
+const holder = globalThis as typeof globalThis & { __varalDb?: DbHolder };
+
+function connect(): DbHolder {
+  const target = databaseTarget(process.env);
+  if (target.provider === "postgresql") {
+    const adapter = new PrismaPg({ connectionString: target.url, max: 10 });
+    return { db: new PostgresClient({ adapter }) as unknown as Db, provider: "postgresql" };
+  }
+  fs.mkdirSync(path.dirname(sqliteFilePath(target.url)), { recursive: true });
+  const adapter = new PrismaBetterSQLite3({ url: target.url, timeout: 5_000 });
+  return { db: new SqliteClient({ adapter }), provider: "sqlite" };
+}
+
+export function db(): Db {
+  holder.__varalDb ??= connect();
+  return holder.__varalDb.db;
+}
+
+export function storeProvider(): DatabaseProvider {
+  holder.__varalDb ??= connect();
+  return holder.__varalDb.provider;
+}
+
+/** Closes the client; the next db() call opens a new one (tests switch databases this way). */
+export async function disconnectDb(): Promise<void> {
+  const current = holder.__varalDb;
+  holder.__varalDb = undefined;
+  await current?.db.$disconnect();
+}
+
+/** JSON columns are strings in both providers; these keep the encoding in one place. */
+export function toJsonColumn(value: unknown): string {
+  return JSON.stringify(value ?? null);
+}
+
+export function fromJsonColumn<T = unknown>(text: string | null | undefined): T | null {
+  if (text == null) return null;
+  return JSON.parse(text) as T;
+}
