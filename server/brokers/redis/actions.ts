@@ -15,7 +15,7 @@ const CLIENT_TIMEOUT_MS = 10_000;
 
 async function withClient<T>(target: QueueActionTarget, fn: (client: ReturnType<typeof createRedisClient>) => Promise<T>): Promise<T> {
   const config = target.broker as BrokerConfigOf<"redis">;
-  const client = createRedisClient(config.url, CLIENT_TIMEOUT_MS);
+  const client = createRedisClient(config.url, CLIENT_TIMEOUT_MS, `varal-action-${target.queue.name}`.replace(/[^\w:.-]/g, "_").slice(0, 100));
   client.on("error", () => undefined);
   try {
     await client.connect();

@@ -8,8 +8,10 @@ const SCAN_COUNT = 1000;
 /** A keyspace larger than this is not a queue server Varal should walk every poll. */
 const MAX_SCANNED_KEYS = 200_000;
 
-export function createRedisClient(url: string, timeoutMs: number): Redis {
+/** connectionName shows in CLIENT LIST, so an operator can tell Varal's connections apart. */
+export function createRedisClient(url: string, timeoutMs: number, connectionName = "varal-collector"): Redis {
   return new Redis(url, {
+    connectionName,
     lazyConnect: true,
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,

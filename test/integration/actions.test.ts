@@ -1,0 +1,169 @@
+// The actions framework on real Redis lists: dry run, idempotency, progress, cancel,
+// refusals in the audit log, and a redrive whose connection is killed halfway.
+import crypto from "node:crypto";
+import Redis from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { registerBuiltInActions } from "@/server/actions/handlers";
+import { actionRunner } from "@/server/actions/runner";
+import { cancelAction, getAction, requestAction } from "@/server/actions/service";
+import { listAudit } from "@/server/audit/log";
+import { pollAllNow, startCollectors, stopCollectors } from "@/server/collect/collector";
+import { parseConfig } from "@/server/config/load";
+import { disconnectDb } from "@/server/db/client";
+import { principal } from "../support/principals";
+import { useFreshSqlite } from "../support/store";
+import { waitFor } from "../support/wait";
+
+const redis = new Redis("redis://127.0.0.1:6379");
+const prefix = `varal-test:${crypto.randomBytes(4).toString("hex")}`;
+const operator = principal("operator", "operator");
+const key = () => crypto.randomUUID();
+
+async function fill(list: string, count: number, tag: string): Promise<void> {
+  for (let start = 0; start < count; start += 10_000) {
+    const batch = Array.from({ length: Math.min(10_000, count - start) }, (_, i) => `${tag}-${start + i}`);
+    await redis.lpush(list, ...batch);
+  }
+}
+
+async function finished(id: string) {
+  return waitFor(async () => {
+    const action = await getAction(id);
+    return ["succeeded", "failed", "cancelled"].includes(action.state) ? action : null;
+  }, { what: `action ${id} to finish`, timeoutMs: 60_000 });
+}
+
+beforeAll(async () => {
+  await useFreshSqlite();
+  registerBuiltInActions();
+  await startCollectors(parseConfig({ pollIntervalMs: 60_000, brokers: [{ name: "redis", kind: "redis", keyPattern: `${prefix}*` }] }, "test"), {
+    persistHistory: false,
+  });
+  await actionRunner().start();
+});
+
+beforeEach(async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+});
+
+afterAll(async () => {
+  await actionRunner().stop();
+  await stopCollectors();
+  await disconnectDb();
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+});
+
+describe("actions", () => {
+  it("previews a redrive without changing anything, then runs it once per idempotency key", async () => {
+    await fill(`${prefix}:orders:dlq`, 5, "m");
+    await pollAllNow();
+    const request = { kind: "redrive" as const, target: { queue: `redis/${prefix}:orders:dlq` }, params: {}, idempotencyKey: key() };
+    const preview = await requestAction(operator, { ...request, dryRun: true }, null);
+    expect(preview).toEqual({
+      dryRun: {
+        wouldAffect: 5,
+        sample: ["m-0", "m-1", "m-2", "m-3", "m-4"].map((text) => ({ encoding: "utf8", text, bytes: 3, truncated: false })),
+        warnings: [`${prefix}:orders does not exist yet: it will be created.`],
+      },
+    });
+    expect(await redis.llen(`${prefix}:orders:dlq`)).toBe(5);
+
+    const first = await requestAction(operator, request, null);
+    const again = await requestAction(operator, request, null);
+    expect("action" in first && "action" in again).toBe(true);
+    if (!("action" in first) || !("action" in again)) return;
+    expect(first.created).toBe(true);
+    expect(again).toMatchObject({ created: false, action: { id: first.action.id } });
+    const done = await finished(first.action.id);
+    expect(done).toMatchObject({ state: "succeeded", progress: { done: 5, total: 5 }, result: { moved: 5, destination: `${prefix}:orders` } });
+    // Oldest dead letter first in line again: consumers pop from the right.
+    expect(await redis.lrange(`${prefix}:orders`, 0, -1)).toEqual(["m-4", "m-3", "m-2", "m-1", "m-0"]);
+    expect(await redis.exists(`${prefix}:orders:dlq`)).toBe(0);
+  });
+
+  it("refuses a reused key for another action, a viewer, an unknown queue and a wrong purge confirmation, auditing each", async () => {
+    await fill(`${prefix}:jobs`, 3, "j");
+    await pollAllNow();
+    const reused = key();
+    await requestAction(operator, { kind: "purge", target: { queue: `redis/${prefix}:jobs` }, params: { confirm: `${prefix}:jobs` }, idempotencyKey: reused }, null);
+    await expect(
+      requestAction(operator, { kind: "redrive", target: { queue: `redis/${prefix}:jobs` }, params: { destination: "x" }, idempotencyKey: reused }, null),
+    ).rejects.toMatchObject({ code: "conflict" });
+    await expect(
+      requestAction(principal("viewer", "vera"), { kind: "purge", target: { queue: `redis/${prefix}:jobs` }, params: { confirm: `${prefix}:jobs` }, idempotencyKey: key() }, "10.1.1.1"),
+    ).rejects.toMatchObject({ code: "forbidden" });
+    await expect(
+      requestAction(operator, { kind: "purge", target: { queue: `redis/${prefix}:missing` }, params: { confirm: "x" }, idempotencyKey: key() }, null),
+    ).rejects.toMatchObject({ code: "not_found" });
+    await expect(
+      requestAction(operator, { kind: "purge", target: { queue: `redis/${prefix}:jobs` }, params: { confirm: "jobs" }, idempotencyKey: key(), dryRun: true }, null),
+    ).rejects.toMatchObject({ code: "invalid_input", message: expect.stringContaining(`params.confirm must be "${prefix}:jobs"`) });
+    await expect(
+      requestAction(operator, { kind: "redrive", target: { queue: `redis/${prefix}:jobs` }, params: {}, idempotencyKey: key() }, null),
+    ).rejects.toMatchObject({ code: "invalid_input", message: expect.stringContaining("give params.destination") });
+    const audit = await listAudit(20);
+    const refusals = audit.items.filter((item) => item.outcome === "refused").map((item) => [item.actor, item.event]);
+    expect(refusals).toEqual(
+      expect.arrayContaining([
+        ["operator", "action.redrive"],
+        ["vera", "action.purge"],
+        ["operator", "action.purge"],
+        ["operator", "action.purge.dry-run"],
+      ]),
+    );
+  });
+
+  it("purges only what was there, in bounded steps", async () => {
+    await fill(`${prefix}:big`, 25_000, "b");
+    await pollAllNow();
+    const outcome = await requestAction(operator, { kind: "purge", target: { queue: `redis/${prefix}:big` }, params: { confirm: `${prefix}:big` }, idempotencyKey: key() }, null);
+    if (!("action" in outcome)) throw new Error("expected an action");
+    const done = await finished(outcome.action.id);
+    expect(done).toMatchObject({ state: "succeeded", result: { purged: 25_000 } });
+    expect(await redis.exists(`${prefix}:big`)).toBe(0);
+  });
+
+  it("cancels a running redrive and every message is in one of the two lists", async () => {
+    await fill(`${prefix}:slow:dlq`, 2_000, "s");
+    await pollAllNow();
+    const outcome = await requestAction(operator, { kind: "redrive", target: { queue: `redis/${prefix}:slow:dlq` }, params: { maxPerSecond: 500 }, idempotencyKey: key() }, null);
+    if (!("action" in outcome)) throw new Error("expected an action");
+    await waitFor(async () => (await getAction(outcome.action.id)).progress.done > 0, { what: "some progress" });
+    await cancelAction(operator, outcome.action.id, null);
+    const done = await finished(outcome.action.id);
+    expect(done.state).toBe("cancelled");
+    const moved = await redis.llen(`${prefix}:slow`);
+    const left = await redis.llen(`${prefix}:slow:dlq`);
+    expect(moved).toBeGreaterThan(0);
+    expect(left).toBeGreaterThan(0);
+    expect(moved + left).toBe(2_000);
+    await expect(cancelAction(operator, outcome.action.id, null)).rejects.toMatchObject({ code: "conflict" });
+  });
+
+  it("loses nothing when the redrive's Redis connection is killed halfway", async () => {
+    const total = 60_000;
+    await fill(`${prefix}:crash:dlq`, total, "c");
+    await pollAllNow();
+    const outcome = await requestAction(operator, { kind: "redrive", target: { queue: `redis/${prefix}:crash:dlq` }, params: { maxPerSecond: 20_000 }, idempotencyKey: key() }, null);
+    if (!("action" in outcome)) throw new Error("expected an action");
+    await waitFor(async () => (await redis.llen(`${prefix}:crash`)) > 5_000, { what: "the redrive to be under way" });
+    const clients = (await redis.client("LIST")) as string;
+    const ids = clients
+      .split("\n")
+      .filter((line) => line.includes(`name=varal-action-${prefix}:crash:dlq`))
+      .map((line) => /id=(\d+)/.exec(line)![1]);
+    expect(ids.length).toBe(1);
+    await redis.client("KILL", "ID", ids[0]);
+    const done = await finished(outcome.action.id);
+    const moved = await redis.lrange(`${prefix}:crash`, 0, -1);
+    const left = await redis.lrange(`${prefix}:crash:dlq`, 0, -1);
+    // Whether the job failed on the dead connection or carried on after a reconnect,
+    // every message is in exactly one of the two lists, once.
+    expect(["failed", "succeeded"]).toContain(done.state);
+    expect(moved.length + left.length).toBe(total);
+    expect(new Set([...moved, ...left]).size).toBe(total);
+  });
+});

@@ -1,0 +1,96 @@
+// The store on both providers: SQLite (embedded default) and PostgreSQL (the machine's own).
+import crypto from "node:crypto";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { listAudit, recordAudit } from "@/server/audit/log";
+import { findSessionUser, createSession, deleteSession } from "@/server/auth/sessions";
+import { createToken, findToken, listTokens, revokeToken } from "@/server/auth/tokens";
+import { checkLogin, createUser, setupFirstAdmin, setupNeeded } from "@/server/auth/users";
+import { db, disconnectDb, storeProvider } from "@/server/db/client";
+import { useDatabase, useFreshSqlite } from "../support/store";
+
+let sqliteUrl: string | undefined;
+const providers = [
+  { name: "sqlite", use: async () => (sqliteUrl ? useDatabase(sqliteUrl) : void (sqliteUrl = await useFreshSqlite())) },
+  { name: "postgresql", use: () => useDatabase(inject("postgresUrl")) },
+];
+
+afterAll(() => disconnectDb());
+
+describe.each(providers)("store on $name", ({ name, use }) => {
+  const unique = () => `u${crypto.randomBytes(4).toString("hex")}`;
+
+  it("runs on the provider that DATABASE_URL names", async () => {
+    await use();
+    expect(storeProvider()).toBe(name);
+  });
+
+  it("creates the first admin once, then refuses setup", async () => {
+    await use();
+    await db().user.deleteMany({});
+    expect(await setupNeeded()).toBe(true);
+    const admin = await setupFirstAdmin(unique(), "a-long-password", "127.0.0.1");
+    expect(admin.role).toBe("admin");
+    await expect(setupFirstAdmin(unique(), "another-password", "127.0.0.1")).rejects.toMatchObject({ code: "forbidden" });
+    expect(await db().user.count()).toBe(1);
+  });
+
+  it("checks passwords, keeps sessions hashed, and expires them", async () => {
+    await use();
+    const username = unique();
+    const user = await createUser(username, "correct-horse-battery", "operator");
+    await expect(checkLogin(username, "wrong-password!", "10.9.9.9")).rejects.toMatchObject({ code: "unauthenticated" });
+    expect((await checkLogin(username, "correct-horse-battery", "10.9.9.9")).id).toBe(user.id);
+    const { token } = await createSession(user.id);
+    expect(await db().session.findUnique({ where: { id: token } })).toBeNull();
+    expect((await findSessionUser(token))?.username).toBe(username);
+    await db().session.updateMany({ where: { userId: user.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect(await findSessionUser(token)).toBeNull();
+    const second = await createSession(user.id);
+    await deleteSession(second.token);
+    expect(await findSessionUser(second.token)).toBeNull();
+  });
+
+  it("rate-limits failed logins per user and says when to retry", async () => {
+    await use();
+    const username = unique();
+    await createUser(username, "correct-horse-battery", "viewer");
+    for (let i = 0; i < 5; i++) {
+      await expect(checkLogin(username, "nope-nope-nope", `10.0.0.${i}`)).rejects.toMatchObject({ code: "unauthenticated" });
+    }
+    const limited = await checkLogin(username, "correct-horse-battery", "10.0.0.99").catch((error) => error);
+    expect(limited).toMatchObject({ code: "rate_limited" });
+    expect(Number(limited.headers["Retry-After"])).toBeGreaterThan(0);
+  });
+
+  it("stores API tokens hashed and stops accepting revoked ones", async () => {
+    await use();
+    const user = await createUser(unique(), "correct-horse-battery", "admin");
+    const { token, info } = await createToken("ci", "user", user.id);
+    expect(token.startsWith("vt_")).toBe(true);
+    expect(await db().apiToken.findFirst({ where: { tokenHash: token } })).toBeNull();
+    expect((await findToken(token))?.id).toBe(info.id);
+    expect((await listTokens()).some((entry) => entry.id === info.id)).toBe(true);
+    await revokeToken(info.id);
+    expect(await findToken(token)).toBeNull();
+    await expect(revokeToken(info.id)).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("keeps the audit log newest first with a cursor", async () => {
+    await use();
+    const actor = unique();
+    for (let i = 0; i < 3; i++) await recordAudit({ actor, event: "test", outcome: "ok", message: `m${i}`, details: { i } });
+    const first = await listAudit(2);
+    expect(first.items.map((item) => item.message)).toEqual(["m2", "m1"]);
+    expect(first.items[0].details).toEqual({ i: 2 });
+    const second = await listAudit(1, first.nextCursor!);
+    expect(second.items[0].message).toBe("m0");
+  });
+
+  it("enforces one action per requester and idempotency key", async () => {
+    await use();
+    const data = { kind: "purge", target: "{}", params: "{}", idempotencyKey: "same-key-123", requestedBy: unique(), state: "pending" };
+    await db().action.create({ data });
+    await expect(db().action.create({ data })).rejects.toThrow();
+    expect(await db().action.count({ where: { requestedBy: data.requestedBy } })).toBe(1);
+  });
+});
