@@ -108,7 +108,7 @@ export function ActionPanel({ queue, canAct }: { queue: QueueDetail; canAct: boo
               ))}
             </div>
           )}
-          {error && <div className="error" role="alert">{error.message}</div>}
+          {error && <div className="error" role="alert" data-testid="error">{error.message}</div>}
           {run.isSuccess && (
             <p className="small">
               Started as action <code>{run.data.id}</code>: follow it on the <a href="/actions">Actions</a> page.

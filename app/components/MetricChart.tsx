@@ -12,13 +12,14 @@ const METRIC_LABELS: Record<string, string> = {
   dlqDepth: "DLQ depth",
 };
 
-function timeLabel(ms: number): string {
-  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+function timeLabel(ms: number, withSeconds: boolean): string {
+  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", ...(withSeconds ? { second: "2-digit" } : {}) });
 }
 
 export function MetricChart({ queueId, metric, range }: { queueId: string; metric: string; range: string }) {
   const history = useHistory(queueId, metric, range);
   const points = (history.data?.points ?? []).map(([at, value]) => ({ at, value }));
+  const reported = points.some((point) => point.value !== null);
   return (
     <div className="card" data-testid={`chart-${metric}`}>
       <div className="title">
@@ -28,11 +29,13 @@ export function MetricChart({ queueId, metric, range }: { queueId: string; metri
       <div style={{ height: 180 }}>
         {points.length === 0 ? (
           <p className="muted small">No samples yet in this range.</p>
+        ) : !reported ? (
+          <p className="muted small">This broker does not report this figure for this queue.</p>
         ) : (
           <ResponsiveContainer width="100%" height="100%">
             <LineChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: -10 }}>
               <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
-              <XAxis dataKey="at" type="number" domain={["dataMin", "dataMax"]} tickFormatter={timeLabel} stroke="var(--muted)" fontSize={11} />
+              <XAxis dataKey="at" type="number" domain={["dataMin", "dataMax"]} tickFormatter={(ms: number) => timeLabel(ms, range === "15m")} stroke="var(--muted)" fontSize={11} />
               <YAxis stroke="var(--muted)" fontSize={11} allowDecimals={metric.startsWith("rate")} />
               <Tooltip
                 labelFormatter={(value) => new Date(Number(value)).toLocaleString()}

@@ -67,7 +67,7 @@ export async function requestAction(principal: Principal, request: ActionRequest
     return refuse(new VaralError("invalid_input", `Invalid params for ${request.kind}: ${summary}.`, parsed.error.issues));
   }
   try {
-    handler.check?.(target, parsed.data);
+    handler.check?.(target, parsed.data, request.dryRun ? "dry-run" : "run");
   } catch (error) {
     return refuse(error as VaralError);
   }

@@ -48,8 +48,9 @@ export interface QueueActionHandler<P = unknown> {
   kind: ActionKind;
   brokerKind: BrokerKind;
   params: z.ZodType<P>;
-  /** Checks that need the target (a purge's typed confirmation); throws VaralError. */
-  check?(target: QueueActionTarget, params: P): void;
+  /** Checks that need the target (a purge's typed confirmation); throws VaralError.
+   * A dry run is checked too, but may leave out what only confirms (mode "dry-run"). */
+  check?(target: QueueActionTarget, params: P, mode: "dry-run" | "run"): void;
   dryRun(target: QueueActionTarget, params: P): Promise<DryRunResult>;
   run(context: RunContext<P>): Promise<unknown>;
 }

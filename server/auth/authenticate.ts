@@ -4,7 +4,7 @@ import { SESSION_COOKIE, findSessionUser, readCookie } from "./sessions";
 import { constantTimeEqual } from "./secrets";
 import { findToken } from "./tokens";
 
-export async function authenticate(request: Request, env: NodeJS.ProcessEnv = process.env): Promise<Principal | null> {
+export async function authenticate(request: Request, env: Record<string, string | undefined> = process.env): Promise<Principal | null> {
   const authorization = request.headers.get("authorization");
   if (authorization) {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
@@ -18,7 +18,7 @@ export async function authenticate(request: Request, env: NodeJS.ProcessEnv = pr
   return { kind: "user", id: user.id, name: user.username, role: user.role, userId: user.id, viaCookie: true };
 }
 
-async function principalForToken(token: string, env: NodeJS.ProcessEnv): Promise<Principal | null> {
+async function principalForToken(token: string, env: Record<string, string | undefined>): Promise<Principal | null> {
   if (env.VARAL_ADMIN_TOKEN && constantTimeEqual(token, env.VARAL_ADMIN_TOKEN)) {
     return { kind: "admin-token", id: "env:VARAL_ADMIN_TOKEN", name: "VARAL_ADMIN_TOKEN", role: "admin", userId: null, viaCookie: false };
   }

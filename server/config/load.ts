@@ -25,7 +25,7 @@ export const LOCAL_DEFAULTS = {
 };
 
 /** Replaces ${NAME} in every string with the environment's value; a missing one is an error. */
-export function resolveEnvReferences(value: unknown, env: NodeJS.ProcessEnv, at: string[] = []): unknown {
+export function resolveEnvReferences(value: unknown, env: Record<string, string | undefined>, at: string[] = []): unknown {
   if (typeof value === "string") {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
       const resolved = env[name];
@@ -48,7 +48,7 @@ function formatPath(at: (string | number)[]): string {
   return at.length === 0 ? "(top level)" : at.map((part) => (/^\d+$/.test(String(part)) ? `[${part}]` : `.${part}`)).join("").replace(/^\./, "");
 }
 
-export function parseConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env): VaralConfig {
+export function parseConfig(raw: unknown, source: string, env: Record<string, string | undefined> = process.env): VaralConfig {
   let resolved: unknown;
   try {
     resolved = resolveEnvReferences(raw ?? {}, env);
@@ -76,9 +76,9 @@ export interface LoadedConfig {
   file: string | null;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): LoadedConfig {
+export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): LoadedConfig {
   const explicit = env.VARAL_CONFIG?.trim();
-  const candidates = explicit ? [path.resolve(cwd, explicit)] : DEFAULT_CONFIG_FILES.map((file) => path.join(cwd, file));
+  const candidates = explicit ? [path.resolve(/*turbopackIgnore: true*/ cwd, explicit)] : DEFAULT_CONFIG_FILES.map((file) => path.join(/*turbopackIgnore: true*/ cwd, file));
   const file = candidates.find((candidate) => fs.existsSync(candidate));
   if (!file) {
     if (explicit) throw new ConfigError(`VARAL_CONFIG names ${explicit}, which does not exist`);

@@ -11,7 +11,7 @@ export interface DatabaseTarget {
 
 export const DEFAULT_SQLITE_URL = "file:./data/varal.db";
 
-export function databaseTarget(env: NodeJS.ProcessEnv): DatabaseTarget {
+export function databaseTarget(env: Record<string, string | undefined>): DatabaseTarget {
   const url = env.DATABASE_URL?.trim() || DEFAULT_SQLITE_URL;
   if (/^postgres(ql)?:\/\//i.test(url)) return { provider: "postgresql", url };
   if (!url.startsWith("file:")) {

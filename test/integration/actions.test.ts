@@ -99,8 +99,12 @@ describe("actions", () => {
       requestAction(operator, { kind: "purge", target: { queue: `redis/${prefix}:missing` }, params: { confirm: "x" }, idempotencyKey: key() }, null),
     ).rejects.toMatchObject({ code: "not_found" });
     await expect(
-      requestAction(operator, { kind: "purge", target: { queue: `redis/${prefix}:jobs` }, params: { confirm: "jobs" }, idempotencyKey: key(), dryRun: true }, null),
+      requestAction(operator, { kind: "purge", target: { queue: `redis/${prefix}:jobs` }, params: { confirm: "jobs" }, idempotencyKey: key() }, null),
     ).rejects.toMatchObject({ code: "invalid_input", message: expect.stringContaining(`params.confirm must be "${prefix}:jobs"`) });
+    // A purge can be previewed before its name is typed.
+    expect(
+      await requestAction(operator, { kind: "purge", target: { queue: `redis/${prefix}:jobs` }, params: {}, idempotencyKey: key(), dryRun: true }, null),
+    ).toMatchObject({ dryRun: { wouldAffect: 3 } });
     await expect(
       requestAction(operator, { kind: "redrive", target: { queue: `redis/${prefix}:jobs` }, params: {}, idempotencyKey: key() }, null),
     ).rejects.toMatchObject({ code: "invalid_input", message: expect.stringContaining("give params.destination") });
@@ -111,7 +115,6 @@ describe("actions", () => {
         ["operator", "action.redrive"],
         ["vera", "action.purge"],
         ["operator", "action.purge"],
-        ["operator", "action.purge.dry-run"],
       ]),
     );
   });

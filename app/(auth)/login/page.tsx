@@ -43,7 +43,7 @@ export default function LoginPage() {
         <button className="primary" type="submit" disabled={login.isPending}>
           Sign in
         </button>
-        {login.error && <div className="error" role="alert">{login.error.message}</div>}
+        {login.error && <div className="error" role="alert" data-testid="error">{login.error.message}</div>}
       </form>
     </div>
   );

@@ -17,13 +17,13 @@ export default function SetupPage() {
     mutationFn: () => api("/api/setup", { method: "POST", body: { username, password } }),
     onSuccess: async () => {
       await client.resetQueries({ queryKey: keys.me });
-      await client.resetQueries({ queryKey: keys.setup });
       router.replace("/");
     },
   });
   useEffect(() => {
-    if (setup.data && !setup.data.setupNeeded) router.replace("/login");
-  }, [setup.data, router]);
+    // Someone else finished setup first: sign in instead (not after our own success).
+    if (setup.data && !setup.data.setupNeeded && !create.isSuccess) router.replace("/login");
+  }, [setup.data, create.isSuccess, router]);
 
   const mismatch = repeat !== "" && repeat !== password;
   return (
@@ -38,7 +38,7 @@ export default function SetupPage() {
       >
         <label>
           Username
-          <input name="username" value={username} onChange={(event) => setUsername(event.target.value)} required />
+          <input name="username" autoComplete="username" value={username} onChange={(event) => setUsername(event.target.value)} required />
         </label>
         <label>
           Password (10 characters or more)
@@ -52,7 +52,7 @@ export default function SetupPage() {
         <button className="primary" type="submit" disabled={create.isPending || mismatch}>
           Create administrator
         </button>
-        {create.error && <div className="error" role="alert">{create.error.message}</div>}
+        {create.error && <div className="error" role="alert" data-testid="error">{create.error.message}</div>}
       </form>
     </div>
   );

@@ -23,7 +23,7 @@ export class KafkaAdapter implements BrokerAdapter {
   private admin: Admin | null = null;
 
   constructor(
-    config: BrokerConfigOf<"kafka">,
+    private readonly config: BrokerConfigOf<"kafka">,
     private readonly context: AdapterContext,
     timeoutMs: number,
   ) {
@@ -47,7 +47,10 @@ export class KafkaAdapter implements BrokerAdapter {
       const admin = this.admin;
       this.admin = null;
       await admin?.disconnect().catch(() => undefined);
-      throw error;
+      if (signal.aborted) throw error;
+      throw new Error(
+        `Kafka at ${this.config.brokers.join(",")} failed: ${(error as Error).message}; check brokers.${this.config.name}.brokers and that the broker is running`,
+      );
     }
   }
 

@@ -31,11 +31,19 @@ function requireList(target: QueueActionTarget): void {
   }
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
   });
+}
 
 const redriveParams = z.object({
   limit: z.number().int().positive().optional(),
@@ -103,16 +111,16 @@ export const redriveList: QueueActionHandler<RedriveParams> = {
   },
 };
 
-const purgeParams = z.object({ confirm: z.string() });
+const purgeParams = z.object({ confirm: z.string().optional() });
 type PurgeParams = z.infer<typeof purgeParams>;
 
 export const purgeList: QueueActionHandler<PurgeParams> = {
   kind: "purge",
   brokerKind: "redis",
   params: purgeParams,
-  check(target, params) {
+  check(target, params, mode) {
     requireList(target);
-    if (params.confirm !== target.queue.name) {
+    if (mode === "run" && params.confirm !== target.queue.name) {
       throw new VaralError("invalid_input", `To purge, type the queue's name exactly: params.confirm must be "${target.queue.name}".`);
     }
   },

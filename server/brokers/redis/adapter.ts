@@ -20,9 +20,21 @@ export function createRedisClient(url: string, timeoutMs: number, connectionName
   });
 }
 
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
 export class RedisAdapter implements BrokerAdapter {
   readonly kind = "redis" as const;
   private readonly client: Redis;
+  private lastConnectionError: Error | null = null;
 
   constructor(
     private readonly config: BrokerConfigOf<"redis">,
@@ -30,15 +42,22 @@ export class RedisAdapter implements BrokerAdapter {
     timeoutMs: number,
   ) {
     this.client = createRedisClient(config.url, timeoutMs);
-    // Connection errors surface through poll(); the client's own event would only be noise.
-    this.client.on("error", () => undefined);
+    // Kept to explain the next failed poll; the event itself would only be noise.
+    this.client.on("error", (error: Error) => (this.lastConnectionError = error));
+    this.client.on("ready", () => (this.lastConnectionError = null));
   }
 
   async poll(signal: AbortSignal): Promise<QueueObservation[]> {
-    if (this.client.status === "wait") await abortable(this.client.connect(), signal);
-    const keys = await abortable(this.scanKeys(signal), signal);
-    const typed = await abortable(this.readTypesAndLengths(keys), signal);
-    return listObservations(typed);
+    try {
+      if (this.client.status === "wait") await abortable(this.client.connect(), signal);
+      const keys = await abortable(this.scanKeys(signal), signal);
+      const typed = await abortable(this.readTypesAndLengths(keys), signal);
+      return listObservations(typed);
+    } catch (error) {
+      if (signal.aborted || this.client.status === "ready") throw error;
+      const cause = this.lastConnectionError?.message ?? (error as Error).message;
+      throw new Error(`Redis at ${redactUrl(this.config.url)} is not reachable (${cause}): check brokers.${this.config.name}.url and that Redis is running`);
+    }
   }
 
   private async scanKeys(signal: AbortSignal): Promise<string[]> {

@@ -18,6 +18,22 @@ export function createSqsClient(config: BrokerConfigOf<"sqs">, timeoutMs: number
   });
 }
 
+/** What went wrong, and what to set, in an operator's words. */
+export function describeSqsError(error: unknown): string {
+  const name = (error as { name?: string }).name ?? "";
+  const message = (error as Error).message ?? String(error);
+  if (/AccessDenied|InvalidClientTokenId|SignatureDoesNotMatch|UnrecognizedClient/.test(name + message)) {
+    return `access denied (${message}): check the credentials (accessKeyId/secretAccessKey or the AWS credential chain) and their IAM permissions`;
+  }
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT/.test(message)) {
+    return `not reachable (${message}): check the broker's endpoint and region`;
+  }
+  if (/CredentialsProviderError|Could not load credentials/.test(name + message)) {
+    return `no credentials found: set accessKeyId and secretAccessKey, or configure the AWS credential chain`;
+  }
+  return message;
+}
+
 export class SqsAdapter implements BrokerAdapter {
   readonly kind = "sqs" as const;
   private readonly client: SQSClient;
@@ -31,6 +47,19 @@ export class SqsAdapter implements BrokerAdapter {
   }
 
   async poll(signal: AbortSignal): Promise<QueueObservation[]> {
+    try {
+      return await this.read(signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new Error(`SQS ${this.where()}: ${describeSqsError(error)}`);
+    }
+  }
+
+  private where(): string {
+    return this.config.endpoint ? `at ${this.config.endpoint}` : `in ${this.config.region}`;
+  }
+
+  private async read(signal: AbortSignal): Promise<QueueObservation[]> {
     const urls: string[] = [];
     let nextToken: string | undefined;
     do {

@@ -1,0 +1,128 @@
+// A person's path through the dashboard in a real Chromium: first-run setup, sign in, the
+// four brokers with their true status, a queue's chart, sign out; a viewer refused an action.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import Redis from "ioredis";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchBrowser } from "../support/browser";
+import { Session, startServer, type RunningServer } from "../support/server";
+
+const ADMIN_TOKEN = crypto.randomBytes(24).toString("hex");
+const prefix = `varal-e2e:${crypto.randomBytes(4).toString("hex")}`;
+const listName = `${prefix}:emails`;
+const redis = new Redis("redis://127.0.0.1:6379");
+let server: RunningServer;
+let browser: Browser;
+
+const CONFIG = `pollIntervalMs: 1000
+brokers:
+  - { name: redis, kind: redis, keyPattern: "${prefix}*" }
+  - { name: rabbitmq, kind: rabbitmq }
+  - { name: kafka, kind: kafka }
+  - { name: sqs, kind: sqs, endpoint: "http://127.0.0.1:9324", accessKeyId: local, secretAccessKey: local }
+  - { name: offline, kind: redis, url: "redis://127.0.0.1:1" }
+`;
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = path.join("test-results", "screenshots");
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}
+
+async function signIn(page: Page, username: string, password: string): Promise<void> {
+  await page.goto(`${server.url}/login`);
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByTestId("who").waitFor();
+}
+
+beforeAll(async () => {
+  await redis.lpush(listName, "<img src=x onerror=alert(1)>", "hello");
+  server = await startServer({
+    scratch: inject("scratch"), env: { VARAL_ADMIN_TOKEN: ADMIN_TOKEN }, config: CONFIG });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await redis.del(listName);
+  redis.disconnect();
+});
+
+describe("dashboard in Chromium", () => {
+  it("sets up the first admin, shows the brokers' true status and a queue's chart, and signs out", async () => {
+    const page = await browser.newPage();
+    const dialogs: string[] = [];
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.goto(server.url);
+    await page.waitForURL(/\/setup$/);
+    await page.getByLabel("Password (10 characters or more)").fill("correct-horse-battery");
+    await page.getByLabel("Repeat the password").fill("correct-horse-battery");
+    await page.getByRole("button", { name: "Create administrator" }).click();
+    await page.getByTestId("who").waitFor();
+    expect(await page.getByTestId("who").textContent()).toBe("admin · admin");
+
+    for (const name of ["redis", "rabbitmq", "kafka", "sqs"]) {
+      await page.getByTestId(`broker-${name}`).locator('[data-status="ok"]').waitFor({ timeout: 20_000 });
+    }
+    await page.getByTestId("broker-offline").locator('[data-status="unreachable"]').waitFor({ timeout: 20_000 });
+    await screenshot(page, "overview");
+
+    await page.getByRole("link", { name: "Queues" }).click();
+    await page.getByRole("link", { name: `redis/${listName}` }).click();
+    await page.getByTestId("queue-title").waitFor();
+    expect(await page.getByTestId("queue-title").textContent()).toBe(`redis/${listName}`);
+    await page.getByRole("button", { name: "15m" }).click();
+    const chart = page.getByTestId("chart-depth");
+    try {
+      // A flat line has an empty bounding box, so wait for it in the DOM rather than "visible".
+      await chart.locator("path.recharts-line-curve").waitFor({ state: "attached", timeout: 20_000 });
+    } finally {
+      await screenshot(page, "queue");
+    }
+
+    // The payload preview shows markup as text: nothing runs.
+    await page.getByTestId("action-purge").click();
+    await page.getByRole("button", { name: "Preview (dry run)" }).click();
+    await page.getByText("<img src=x onerror=alert(1)>").waitFor();
+    expect(await page.locator(".payload img").count()).toBe(0);
+    expect(dialogs).toEqual([]);
+
+    await page.getByTestId("logout").click();
+    await page.waitForURL(/\/login$/);
+    const me = await page.evaluate(async () => (await fetch("/api/auth/me")).status);
+    expect(me).toBe(401);
+    await page.close();
+  });
+
+  it("refuses an action to a viewer and says why", async () => {
+    const adminApi = new Session(server.url, { bearer: ADMIN_TOKEN, origin: null });
+    expect((await adminApi.call("POST", "/api/users", { username: "viewer1", password: "correct-horse-battery", role: "viewer" })).status).toBe(201);
+    const page = await browser.newPage();
+    await signIn(page, "viewer1", "correct-horse-battery");
+    await page.goto(`${server.url}/queues/redis/${encodeURIComponent(listName)}`);
+    await page.getByTestId("action-purge").click();
+    await page.getByTestId("purge-confirm").fill(listName);
+    await page.getByRole("button", { name: "Preview (dry run)" }).click();
+    const alert = page.getByTestId("error");
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain("Your role (viewer) may not run actions");
+    expect(await redis.llen(listName)).toBe(2);
+    await page.close();
+  });
+
+  it("answers an unauthenticated API call with 401", async () => {
+    const context = await browser.newContext();
+    const response = await context.request.get(`${server.url}/api/queues`);
+    expect(response.status()).toBe(401);
+    expect((await response.json()).error.code).toBe("unauthenticated");
+    await context.close();
+  });
+});
