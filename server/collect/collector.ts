@@ -25,7 +25,7 @@ export async function startCollectors(config: VaralConfig, options: { persistHis
   for (const broker of config.brokers) {
     const brokerState = newBrokerState(broker);
     state.brokers.set(broker.name, brokerState);
-    pollers.set(broker.name, new BrokerPoller(broker, brokerState, state.history, config));
+    pollers.set(broker.name, new BrokerPoller(broker, brokerState, state.history, config, () => void (state.generation += 1)));
   }
   let persistTimer: NodeJS.Timeout | null = null;
   if (options.persistHistory ?? true) {

@@ -22,6 +22,8 @@ export class BrokerPoller {
     private readonly state: BrokerState,
     private readonly history: HistoryStore,
     private readonly config: VaralConfig,
+    /** Called after every poll, good or bad: the cache has changed. */
+    private readonly onPolled: () => void = () => undefined,
   ) {
     this.intervalMs = broker.pollIntervalMs ?? config.pollIntervalMs;
     this.timeoutMs = Math.min(broker.pollTimeoutMs ?? config.pollTimeoutMs, this.intervalMs);
@@ -36,7 +38,10 @@ export class BrokerPoller {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.pollOnce().finally(() => this.schedule(this.intervalMs));
+      const started = Date.now();
+      // Fixed rate: the next poll is due one interval after this one started, so a slow
+      // poll or a busy process does not stretch the interval.
+      this.pollOnce().finally(() => this.schedule(Math.max(0, this.intervalMs - (Date.now() - started))));
     }, delayMs);
     this.timer.unref?.();
   }
@@ -85,6 +90,7 @@ export class BrokerPoller {
       this.state.lastPollAt = Date.now();
       this.state.lastPollMs = Date.now() - started;
       this.state.polls += 1;
+      this.onPolled();
     }
   }
 

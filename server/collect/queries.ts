@@ -46,7 +46,35 @@ function sortValue(queue: QueueSnapshot, sort: QueueSort): number {
   }
 }
 
-export function listQueues(filter: QueueFilter): { items: QueueSnapshot[]; nextCursor: string | null; total: number } {
+export interface QueuePage {
+  items: QueueSnapshot[];
+  nextCursor: string | null;
+  total: number;
+}
+
+/** Serialised pages of the current generation: a dashboard full of viewers asks the same few. */
+const pageCache = new Map<string, string>();
+let pageCacheGeneration = -1;
+const PAGE_CACHE_ENTRIES = 100;
+
+/** listQueues as JSON text, computed once per snapshot generation and filter. */
+export function listQueuesJson(filter: QueueFilter): string {
+  const generation = collectorState().generation;
+  if (generation !== pageCacheGeneration) {
+    pageCache.clear();
+    pageCacheGeneration = generation;
+  }
+  const key = JSON.stringify([filter.broker, filter.kind, filter.status, filter.q, filter.sort, filter.limit, filter.cursor]);
+  let json = pageCache.get(key);
+  if (json === undefined) {
+    json = JSON.stringify(listQueues(filter));
+    if (pageCache.size >= PAGE_CACHE_ENTRIES) pageCache.delete(pageCache.keys().next().value!);
+    pageCache.set(key, json);
+  }
+  return json;
+}
+
+export function listQueues(filter: QueueFilter): QueuePage {
   const needle = filter.q?.toLowerCase();
   const matching = allQueues().filter(
     (queue) =>

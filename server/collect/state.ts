@@ -21,6 +21,8 @@ export interface BrokerState {
 
 export interface CollectorState {
   config: VaralConfig | null;
+  /** Grows with every poll: answers computed from the cache are valid for one generation. */
+  generation: number;
   brokers: Map<string, BrokerState>;
   history: HistoryStore;
 }
@@ -28,7 +30,7 @@ export interface CollectorState {
 const holder = globalThis as typeof globalThis & { __varalCollector?: CollectorState };
 
 export function collectorState(): CollectorState {
-  holder.__varalCollector ??= { config: null, brokers: new Map(), history: new HistoryStore() };
+  holder.__varalCollector ??= { config: null, generation: 0, brokers: new Map(), history: new HistoryStore() };
   return holder.__varalCollector;
 }
 

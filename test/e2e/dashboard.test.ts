@@ -41,8 +41,7 @@ async function signIn(page: Page, username: string, password: string): Promise<v
 
 beforeAll(async () => {
   await redis.lpush(listName, "<img src=x onerror=alert(1)>", "hello");
-  server = await startServer({
-    scratch: inject("scratch"), env: { VARAL_ADMIN_TOKEN: ADMIN_TOKEN }, config: CONFIG });
+  server = await startServer({ scratch: inject("scratch"), env: { VARAL_ADMIN_TOKEN: ADMIN_TOKEN }, config: CONFIG });
   browser = await launchBrowser();
 });
 

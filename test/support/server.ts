@@ -1,4 +1,4 @@
-// Starts the built Varal server (`next start`) on a free port with its own SQLite store,
+// Starts the built Varal server (scripts/serve.ts, as `npm start` does) on a free port with its own SQLite store,
 // as a user would run it, and stops it afterwards.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -43,8 +43,8 @@ export async function startServer(options: { scratch: string; env?: Record<strin
     env.VARAL_CONFIG = file;
   }
   let output = "";
-  const child: ChildProcess = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "--port", String(port), "--hostname", "127.0.0.1"], {
-    env: env as NodeJS.ProcessEnv,
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/serve.ts"], {
+    env: { ...env, HOSTNAME: "127.0.0.1" } as unknown as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout!.on("data", (chunk) => (output += chunk));

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { QUEUE_SORTS, listQueues } from "@/server/collect/queries";
+import { QUEUE_SORTS, listQueuesJson } from "@/server/collect/queries";
 import { BROKER_KINDS } from "@/server/config/schema";
 import { limit } from "@/server/http/inputs";
 import { withRoute } from "@/server/http/route";
@@ -16,4 +16,7 @@ const query = z.object({
   cursor: z.string().regex(/^\d+$/, "a cursor from a previous page").optional(),
 });
 
-export const GET = withRoute({ permission: "read", query }, async ({ query }) => listQueues(query));
+export const GET = withRoute(
+  { permission: "read", query },
+  async ({ query }) => new Response(listQueuesJson(query), { headers: { "content-type": "application/json" } }),
+);

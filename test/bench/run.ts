@@ -1,0 +1,20 @@
+// npm run bench -- <name>: runs one benchmark (or all with no name). Benchmarks print
+// figures and write bench-results/<name>.json; they never pass or fail on a time.
+import { runApiBenchmark } from "./api";
+
+const BENCHMARKS: Record<string, () => Promise<void>> = {
+  api: runApiBenchmark,
+};
+
+process.env.NEXT_TELEMETRY_DISABLED = "1";
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
+
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !(name in BENCHMARKS));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark ${unknown.join(", ")}: choose from ${Object.keys(BENCHMARKS).join(", ")}`);
+  process.exit(2);
+}
+for (const name of requested.length > 0 ? requested : Object.keys(BENCHMARKS)) {
+  await BENCHMARKS[name]();
+}
