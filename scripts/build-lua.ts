@@ -1,5 +1,6 @@
 // Turns lua/*.lua into server/brokers/redis/scripts.generated.ts, so nothing reads script
 // files at run time. A script's name ends in -<number of keys>, which the loader checks.
+// A line `--- @include "includes/<name>"` is replaced by lua/includes/<name>.lua, once.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,6 +9,16 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const luaDir = path.join(root, "lua");
 const outFile = path.join(root, "server", "brokers", "redis", "scripts.generated.ts");
 
+function expandIncludes(source: string, file: string, seen = new Set<string>()): string {
+  return source.replace(/^--- @include "([\w/]+)"$/gm, (_, include: string) => {
+    if (seen.has(include)) return "";
+    seen.add(include);
+    const includePath = path.join(luaDir, `${include}.lua`);
+    if (!fs.existsSync(includePath)) throw new Error(`lua/${file}: no lua/${include}.lua to include`);
+    return expandIncludes(fs.readFileSync(includePath, "utf8"), file, seen).trimEnd();
+  });
+}
+
 const entries = fs
   .readdirSync(luaDir)
   .filter((file) => file.endsWith(".lua"))
@@ -15,7 +26,7 @@ const entries = fs
   .map((file) => {
     const match = /^([a-zA-Z]+)-(\d+)\.lua$/.exec(file);
     if (!match) throw new Error(`lua/${file}: name it <operation>-<numberOfKeys>.lua`);
-    return { name: match[1], numberOfKeys: Number(match[2]), lua: fs.readFileSync(path.join(luaDir, file), "utf8") };
+    return { name: match[1], numberOfKeys: Number(match[2]), lua: expandIncludes(fs.readFileSync(path.join(luaDir, file), "utf8"), file) };
   });
 
 const body = entries

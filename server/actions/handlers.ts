@@ -1,7 +1,7 @@
 // The actions each broker supports, registered once at start.
 import { registerActionHandler } from "./registry";
-import { redisListHandlers } from "../brokers/redis/actions";
+import { redisHandlers } from "../brokers/redis/actions";
 
 export function registerBuiltInActions(): void {
-  for (const handler of redisListHandlers) registerActionHandler(handler);
+  for (const handler of redisHandlers) registerActionHandler(handler);
 }

@@ -26,6 +26,17 @@ export interface QueueObservation {
   facts: Record<string, unknown>;
 }
 
+/** Facts about the broker itself, and what in them puts queues at risk. */
+export interface BrokerHealthReport {
+  facts: Record<string, unknown>;
+  warnings: string[];
+}
+
+export interface PollResult {
+  queues: QueueObservation[];
+  health?: BrokerHealthReport;
+}
+
 export interface AdapterContext {
   /** Counts calls made to the broker, so "poll once, serve many" can be measured. */
   countCalls(n?: number): void;
@@ -34,7 +45,7 @@ export interface AdapterContext {
 export interface BrokerAdapter {
   readonly kind: BrokerKind;
   /** Reads every queue. Must give up when the signal aborts. */
-  poll(signal: AbortSignal): Promise<QueueObservation[]>;
+  poll(signal: AbortSignal): Promise<PollResult>;
   close(): Promise<void>;
 }
 

@@ -61,12 +61,13 @@ export class BrokerPoller {
     const timer = setTimeout(() => controller.abort(timeoutError), this.timeoutMs);
     try {
       // abortable() as well: an adapter whose client ignores the signal still cannot hold the loop.
-      const observations = await abortable(this.adapter.poll(controller.signal), controller.signal);
+      const { queues: observations, health } = await abortable(this.adapter.poll(controller.signal), controller.signal);
       const now = Date.now();
       const snapshots = deriveSnapshots(this.broker, observations, this.memory, now, this.config.lagWarningSeconds);
       this.state.snapshots = snapshots;
       this.state.byName = new Map(snapshots.map((snapshot) => [snapshot.name, snapshot]));
-      this.state.status = "ok";
+      this.state.health = health ?? null;
+      this.state.status = health?.warnings.length ? "degraded" : "ok";
       this.state.lastSuccessAt = now;
       this.state.lastError = null;
       for (const snapshot of snapshots) {

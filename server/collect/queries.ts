@@ -14,6 +14,8 @@ export function listBrokers(): BrokerSummary[] {
     lastError: state.lastError,
     lastPollMs: state.lastPollMs,
     queueCount: state.snapshots.length,
+    facts: state.health?.facts ?? {},
+    warnings: state.health?.warnings ?? [],
   }));
 }
 

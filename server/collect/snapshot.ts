@@ -37,6 +37,9 @@ export interface BrokerSummary {
   lastError: string | null;
   lastPollMs: number | null;
   queueCount: number;
+  /** The broker's own facts (memory, persistence, ...) and what in them puts queues at risk. */
+  facts: Record<string, unknown>;
+  warnings: string[];
 }
 
 export function queueId(broker: string, name: string): string {

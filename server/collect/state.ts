@@ -1,6 +1,7 @@
 // Process-wide collector state. Next.js compiles instrumentation and route handlers as
 // separate server entries, so a module-level singleton could exist twice: the state lives
 // on globalThis behind this one accessor.
+import type { BrokerHealthReport } from "../brokers/types";
 import type { BrokerConfig, VaralConfig } from "../config/schema";
 import { HistoryStore } from "./history";
 import type { BrokerHealth, QueueSnapshot } from "./snapshot";
@@ -14,6 +15,8 @@ export interface BrokerState {
   lastPollMs: number | null;
   snapshots: QueueSnapshot[];
   byName: Map<string, QueueSnapshot>;
+  /** The broker's own facts and warnings from its last good poll. */
+  health: BrokerHealthReport | null;
   /** Calls made to the broker since start. */
   brokerCalls: number;
   polls: number;
@@ -44,6 +47,7 @@ export function newBrokerState(config: BrokerConfig): BrokerState {
     lastPollMs: null,
     snapshots: [],
     byName: new Map(),
+    health: null,
     brokerCalls: 0,
     polls: 0,
   };

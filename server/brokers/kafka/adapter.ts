@@ -1,7 +1,7 @@
 // Kafka: consumer groups and their lag through the admin API, with bounded concurrency.
 import { Kafka, logLevel, type Admin } from "kafkajs";
 import type { BrokerConfigOf } from "../../config/schema";
-import { abortable, mapBounded, type AdapterContext, type BrokerAdapter, type QueueObservation } from "../types";
+import { abortable, mapBounded, type AdapterContext, type BrokerAdapter, type PollResult, type QueueObservation } from "../types";
 import { groupObservation, type GroupTopicOffsets } from "./parse";
 
 const GROUP_CONCURRENCY = 16;
@@ -39,9 +39,9 @@ export class KafkaAdapter implements BrokerAdapter {
     return admin;
   }
 
-  async poll(signal: AbortSignal): Promise<QueueObservation[]> {
+  async poll(signal: AbortSignal): Promise<PollResult> {
     try {
-      return await abortable(this.read(signal), signal);
+      return { queues: await abortable(this.read(signal), signal) };
     } catch (error) {
       // A broken connection is rebuilt on the next poll rather than reused.
       const admin = this.admin;

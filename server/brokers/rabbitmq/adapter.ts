@@ -1,6 +1,6 @@
 // RabbitMQ: reads queues through the management HTTP API, paged, with only the needed columns.
 import type { BrokerConfigOf } from "../../config/schema";
-import type { AdapterContext, BrokerAdapter, QueueObservation } from "../types";
+import type { AdapterContext, BrokerAdapter, PollResult } from "../types";
 import { QUEUE_COLUMNS, queueObservation, type ManagementPage, type ManagementQueue } from "./parse";
 
 const PAGE_SIZE = 500;
@@ -64,7 +64,7 @@ export class RabbitMqAdapter implements BrokerAdapter {
     this.management = new RabbitMqManagement(config, context);
   }
 
-  async poll(signal: AbortSignal): Promise<QueueObservation[]> {
+  async poll(signal: AbortSignal): Promise<PollResult> {
     const queues: ManagementQueue[] = [];
     const columns = encodeURIComponent(QUEUE_COLUMNS.join(","));
     for (let page = 1; ; page++) {
@@ -76,7 +76,7 @@ export class RabbitMqAdapter implements BrokerAdapter {
       if (page >= result.page_count) break;
     }
     const now = Date.now();
-    return queues.map((queue) => queueObservation(queue, now));
+    return { queues: queues.map((queue) => queueObservation(queue, now)) };
   }
 
   async close(): Promise<void> {}

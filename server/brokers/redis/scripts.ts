@@ -1,8 +1,7 @@
 // Varal's Lua scripts on a Redis client: each defined once per client and called by SHA
-// (ioredis sends EVALSHA and loads the script on NOSCRIPT). Return codes below zero are
-// errors, mapped here to messages that say what to do.
+// (ioredis sends EVALSHA and loads the script on NOSCRIPT). Each script has a Buffer
+// variant for binary-safe payloads.
 import type Redis from "ioredis";
-import { VaralError } from "../../errors";
 import { luaScripts, type LuaScriptName } from "./scripts.generated";
 
 const defined = new WeakSet<Redis>();
@@ -15,20 +14,27 @@ function defineAll(client: Redis): void {
   defined.add(client);
 }
 
-export const SCRIPT_ERRORS: Record<number, string> = {
-  [-1]: "a key holds a value of the wrong type (not a list)",
-};
+type ScriptCommand = (...values: Array<string | number | Buffer>) => Promise<unknown>;
 
-export async function runScript(client: Redis, name: LuaScriptName, keys: string[], args: Array<string | number>): Promise<number> {
+/** Runs a script; `buffers` returns bulk strings as Buffers (payloads may be binary). */
+export async function evalScript<T = unknown>(
+  client: Redis,
+  name: LuaScriptName,
+  keys: string[],
+  args: Array<string | number | Buffer>,
+  options: { buffers?: boolean } = {},
+): Promise<T> {
   const script = luaScripts[name];
   if (keys.length !== script.numberOfKeys) {
     throw new Error(`script ${name} takes ${script.numberOfKeys} key(s), was given ${keys.length}`);
   }
   defineAll(client);
-  const command = (client as unknown as Record<string, (...values: Array<string | number>) => Promise<number>>)[`varal_${name}`];
-  const result = await command.call(client, ...keys, ...args);
-  if (result < 0) {
-    throw new VaralError("conflict", `${name} on ${keys.join(", ")}: ${SCRIPT_ERRORS[result] ?? `error code ${result}`}.`);
-  }
-  return result;
+  const command = (client as unknown as Record<string, ScriptCommand>)[`varal_${name}${options.buffers ? "Buffer" : ""}`];
+  return (await command.call(client, ...keys, ...args)) as T;
+}
+
+/** Adds a script call to a pipeline (for reading many queues in one round trip). */
+export function pipelineScript(pipeline: ReturnType<Redis["pipeline"]>, client: Redis, name: LuaScriptName, keys: string[], args: Array<string | number>): void {
+  defineAll(client);
+  (pipeline as unknown as Record<string, (...values: Array<string | number>) => void>)[`varal_${name}`](...keys, ...args);
 }

@@ -1,7 +1,7 @@
 // SQS: lists queues page by page and reads their attributes with bounded concurrency.
 import { GetQueueAttributesCommand, ListQueuesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { BrokerConfigOf } from "../../config/schema";
-import { mapBounded, type AdapterContext, type BrokerAdapter, type QueueObservation } from "../types";
+import { mapBounded, type AdapterContext, type BrokerAdapter, type PollResult, type QueueObservation } from "../types";
 import { queueObservation } from "./parse";
 
 const ATTRIBUTE_CONCURRENCY = 16;
@@ -46,9 +46,9 @@ export class SqsAdapter implements BrokerAdapter {
     this.client = createSqsClient(config, timeoutMs);
   }
 
-  async poll(signal: AbortSignal): Promise<QueueObservation[]> {
+  async poll(signal: AbortSignal): Promise<PollResult> {
     try {
-      return await this.read(signal);
+      return { queues: await this.read(signal) };
     } catch (error) {
       if (signal.aborted) throw error;
       throw new Error(`SQS ${this.where()}: ${describeSqsError(error)}`);

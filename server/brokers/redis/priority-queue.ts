@@ -1,0 +1,259 @@
+// A reliable priority queue on Redis sorted sets: the TypeScript face of lua/*.lua.
+// Lower priority numbers go first; equal priorities are FIFO; a taken message stays in an
+// active set until acknowledged, so a consumer that dies loses nothing.
+import type Redis from "ioredis";
+import { VaralError } from "../../errors";
+import { priorityQueueKeys, type PriorityQueueKeys } from "./keys";
+import { evalScript } from "./scripts";
+
+export const PRIORITY_MIN = 0;
+export const PRIORITY_MAX = 1023;
+export const DEFAULT_PRIORITY = 100;
+export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
+/** Upper bound of one script call's loop, so no call holds Redis for long. */
+export const MAX_BATCH = 1000;
+
+export interface EnqueueOptions {
+  priority?: number;
+  delayMs?: number;
+  idempotencyKey?: string;
+}
+
+export interface TakenMessage {
+  id: string;
+  payload: Buffer;
+  attempts: number;
+  priority: number;
+}
+
+export interface StoredMessage {
+  id: string;
+  /** The score in the set it was read from: waiting score, due time, deadline or dead-letter time. */
+  setScore: number;
+  payload: Buffer | null;
+  meta: { enqueuedAt?: number; idempotencyKey?: string; lastError?: string; firstFailedAt?: number; lastFailedAt?: number; deadLetteredAt?: number };
+  attempts: number;
+  priority: number | null;
+}
+
+export interface QueueStats {
+  waiting: number;
+  delayed: number;
+  active: number;
+  dead: number;
+  counters: Record<string, number>;
+  bands: Array<{ priority: number; depth: number }>;
+  oldestEnqueuedAt: number | null;
+  oldestDeadAt: number | null;
+}
+
+export type QueueSet = "wait" | "delayed" | "active" | "dead";
+
+const SEQUENCE_SPAN = 2 ** 43;
+
+export function priorityOfScore(score: number): number {
+  return Math.floor(score / SEQUENCE_SPAN);
+}
+
+/** Checks a priority given by a person or a program; the scripts check again. */
+export function parsePriority(value: unknown): number {
+  const priority = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  if (typeof priority !== "number" || !Number.isInteger(priority) || priority < PRIORITY_MIN || priority > PRIORITY_MAX) {
+    throw new VaralError("invalid_input", `Priority must be a whole number from ${PRIORITY_MIN} (first) to ${PRIORITY_MAX}, got ${JSON.stringify(value)}.`);
+  }
+  return priority;
+}
+
+/** Backoff before retry n (1-based): exponential, capped, with "equal jitter". */
+export function backoffMs(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+export class PriorityQueue {
+  readonly keys: PriorityQueueKeys;
+
+  constructor(
+    readonly client: Redis,
+    readonly name: string,
+    readonly options: { maxPayloadBytes?: number; idempotencyWindowMs?: number } = {},
+  ) {
+    if (!name || name.length > 200) throw new VaralError("invalid_input", "A queue name is 1 to 200 characters.");
+    this.keys = priorityQueueKeys(name);
+  }
+
+  private wrongType(): VaralError {
+    return new VaralError("conflict", `A key of queue "${this.name}" holds another kind of value: the name is taken by something that is not a Varal queue.`);
+  }
+
+  async enqueue(payload: string | Buffer, options: EnqueueOptions = {}): Promise<{ id: string; duplicate: boolean }> {
+    const priority = parsePriority(options.priority ?? DEFAULT_PRIORITY);
+    const delayMs = options.delayMs ?? 0;
+    if (!Number.isFinite(delayMs) || delayMs < 0) throw new VaralError("invalid_input", `delayMs must be 0 or more, got ${delayMs}.`);
+    const maxBytes = this.options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    const size = typeof payload === "string" ? Buffer.byteLength(payload) : payload.length;
+    if (size > maxBytes) throw new VaralError("payload_too_large", `Payload of ${size} bytes is over this queue's maximum of ${maxBytes}.`);
+    const key = options.idempotencyKey ?? "";
+    const window = key ? (this.options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS) : 0;
+    const result = await evalScript<number | [number, string]>(
+      this.client,
+      "enqueue",
+      [this.keys.wait, this.keys.delayed, this.keys.data, this.keys.stats, this.keys.idempotency(key || "-"), this.keys.active],
+      [payload, priority, Math.round(delayMs), Date.now(), window, key, maxBytes],
+    );
+    if (result === -1) throw this.wrongType();
+    if (result === -3) throw new VaralError("invalid_input", `Priority ${priority} is out of range.`);
+    if (result === -4) throw new VaralError("payload_too_large", `Payload of ${size} bytes is over this queue's maximum of ${maxBytes}.`);
+    const [code, id] = result as [number, string];
+    return { id: String(id), duplicate: code === -2 };
+  }
+
+  async dequeue(count: number, visibilityMs: number): Promise<TakenMessage[]> {
+    const flat = await evalScript<Array<Buffer | number>>(
+      this.client,
+      "dequeue",
+      [this.keys.wait, this.keys.delayed, this.keys.active, this.keys.data, this.keys.stats],
+      [Date.now(), Math.round(visibilityMs), Math.min(Math.max(1, count), MAX_BATCH), MAX_BATCH],
+      { buffers: true },
+    );
+    const taken: TakenMessage[] = [];
+    for (let i = 0; i < flat.length; i += 4) {
+      taken.push({
+        id: String(flat[i]),
+        payload: flat[i + 1] as Buffer,
+        attempts: Number(flat[i + 2]),
+        priority: priorityOfScore(Number(String(flat[i + 3]))),
+      });
+    }
+    return taken;
+  }
+
+  /** True when acknowledged; false when the message was no longer ours (its visibility expired). */
+  async ack(id: string): Promise<boolean> {
+    return (await evalScript<number>(this.client, "ack", [this.keys.active, this.keys.data, this.keys.stats], [id])) === 1;
+  }
+
+  async fail(id: string, error: string, options: { maxAttempts: number; retryAt: number }): Promise<"retry" | "dead" | "not-active"> {
+    const result = await evalScript<number>(
+      this.client,
+      "fail",
+      [this.keys.active, this.keys.delayed, this.keys.dead, this.keys.data, this.keys.stats],
+      [id, error, Date.now(), options.maxAttempts, options.retryAt],
+    );
+    return result === 2 ? "dead" : result === 1 ? "retry" : "not-active";
+  }
+
+  async reap(maxAttempts: number, count = MAX_BATCH): Promise<{ requeued: number; deadLettered: number }> {
+    const [requeued, deadLettered] = await evalScript<[number, number]>(
+      this.client,
+      "reap",
+      [this.keys.active, this.keys.wait, this.keys.dead, this.keys.data, this.keys.stats],
+      [Date.now(), maxAttempts, Math.min(count, MAX_BATCH)],
+    );
+    return { requeued, deadLettered };
+  }
+
+  async reprioritise(id: string, priority: number): Promise<void> {
+    const result = await evalScript<number>(
+      this.client,
+      "reprioritise",
+      [this.keys.wait, this.keys.delayed, this.keys.active, this.keys.data],
+      [id, parsePriority(priority)],
+    );
+    if (result === -1) throw new VaralError("not_found", `No message ${id} waits in queue "${this.name}".`);
+    if (result === -2) throw new VaralError("conflict", `Message ${id} is being processed right now: there is nothing to reorder.`);
+  }
+
+  /** One bounded step of re-prioritising waiting messages that match; repeat with the cursor until "". */
+  async reprioritiseMatching(
+    filter: { priority?: number; contains?: string },
+    priority: number,
+    cursor: string,
+    batch = MAX_BATCH,
+  ): Promise<{ cursor: string; changed: number; scanned: number }> {
+    const [next, changed, scanned] = await evalScript<[string, number, number]>(
+      this.client,
+      "reprioritiseMatching",
+      [this.keys.wait, this.keys.data],
+      [cursor, Math.min(batch, MAX_BATCH), parsePriority(priority), filter.priority === undefined ? "" : parsePriority(filter.priority), filter.contains ?? ""],
+    );
+    return { cursor: String(next), changed, scanned };
+  }
+
+  /** One bounded step of a redrive; with a filter, repeat with the cursor until "". */
+  async redrive(count: number, filter = "", cursor = ""): Promise<{ moved: number; cursor: string }> {
+    const [moved, next] = await evalScript<[number, string]>(
+      this.client,
+      "redrive",
+      [this.keys.dead, this.keys.wait, this.keys.data, this.keys.stats],
+      [Math.min(Math.max(1, count), MAX_BATCH), filter, cursor],
+    );
+    return { moved, cursor: String(next) };
+  }
+
+  async purge(set: "wait" | "delayed" | "dead", count: number): Promise<number> {
+    return evalScript<number>(this.client, "purge", [this.keys[set], this.keys.data, this.keys.stats], [Math.min(Math.max(1, count), MAX_BATCH)]);
+  }
+
+  async peek(set: QueueSet, start: number, count: number): Promise<StoredMessage[]> {
+    const flat = await evalScript<Array<Buffer | false | null>>(
+      this.client,
+      "peek",
+      [this.keys[set], this.keys.data],
+      [Math.max(0, start), Math.min(Math.max(1, count), 200)],
+      { buffers: true },
+    );
+    const messages: StoredMessage[] = [];
+    for (let i = 0; i < flat.length; i += 6) {
+      const waitScore = flat[i + 5] ? Number(String(flat[i + 5])) : null;
+      messages.push({
+        id: String(flat[i]),
+        setScore: Number(String(flat[i + 1])),
+        payload: (flat[i + 2] as Buffer | null) || null,
+        meta: flat[i + 3] ? JSON.parse(String(flat[i + 3])) : {},
+        attempts: flat[i + 4] ? Number(String(flat[i + 4])) : 0,
+        priority: waitScore === null ? null : priorityOfScore(waitScore),
+      });
+    }
+    return messages;
+  }
+
+  async stats(maxBands = 16): Promise<QueueStats> {
+    return parseStats(
+      await evalScript<unknown[]>(
+        this.client,
+        "stats",
+        [this.keys.wait, this.keys.delayed, this.keys.active, this.keys.dead, this.keys.data, this.keys.stats],
+        [maxBands],
+      ),
+    );
+  }
+}
+
+export function parseStats(raw: unknown[]): QueueStats {
+  const [waiting, delayed, active, dead, counterList, bandList, oldest, oldestDead] = raw as [
+    number,
+    number,
+    number,
+    number,
+    string[],
+    number[],
+    number | null,
+    string | null,
+  ];
+  const counters: Record<string, number> = {};
+  for (let i = 0; i < counterList.length; i += 2) counters[counterList[i]] = Number(counterList[i + 1]);
+  const bands: QueueStats["bands"] = [];
+  for (let i = 0; i < bandList.length; i += 2) bands.push({ priority: Number(bandList[i]), depth: Number(bandList[i + 1]) });
+  return {
+    waiting,
+    delayed,
+    active,
+    dead,
+    counters,
+    bands,
+    oldestEnqueuedAt: oldest ? Number(oldest) : null,
+    oldestDeadAt: oldestDead ? Number(oldestDead) : null,
+  };
+}
