@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { StatusBadge } from "../components/StatusBadge";
 import { queuePagePath } from "../lib/api";
-import { formatAgo, formatCount, formatDuration, formatRate } from "../lib/format";
+import { formatAgo, formatBytes, formatCount, formatDuration, formatRate } from "../lib/format";
 import { useBrokers, useQueues } from "../lib/queries";
 
 export default function OverviewPage() {
@@ -28,6 +28,18 @@ export default function OverviewPage() {
               {broker.lastPollMs !== null ? ` in ${broker.lastPollMs} ms` : ""}
             </div>
             {broker.lastError && <div className="small" style={{ color: "var(--danger)", marginTop: 4 }}>{broker.lastError}</div>}
+            {broker.warnings.map((warning) => (
+              <div key={warning} className="small" style={{ color: "var(--warning)", marginTop: 4 }}>
+                {warning}
+              </div>
+            ))}
+            {typeof broker.facts.usedMemoryBytes === "number" && (
+              <div className="small muted" style={{ marginTop: 4 }}>
+                Memory {formatBytes(broker.facts.usedMemoryBytes)}
+                {typeof broker.facts.maxMemoryBytes === "number" ? ` of ${formatBytes(broker.facts.maxMemoryBytes)}` : " (no maxmemory)"} · policy{" "}
+                {String(broker.facts.maxMemoryPolicy)}
+              </div>
+            )}
           </div>
         ))}
         {brokers.error && <div className="error">{brokers.error.message}</div>}

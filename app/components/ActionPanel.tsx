@@ -2,48 +2,101 @@
 // Runs an action on a queue the safe way: a dry run first, then an explicit confirmation
 // (a purge needs the queue's name typed), then a job whose progress shows on the Actions page.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api, ApiError } from "../lib/api";
 import { keys } from "../lib/queries";
-import type { Action, DryRun, QueueDetail } from "../lib/types";
+import type { Action, DryRun, PayloadPreview, QueueDetail } from "../lib/types";
+import { Payload } from "./Payload";
 
 const LABELS: Record<string, string> = { redrive: "Redrive", purge: "Purge", reprioritise: "Re-prioritise", "offset-reset": "Reset offsets" };
 
-export function ActionPanel({ queue, canAct }: { queue: QueueDetail; canAct: boolean }) {
+interface Form {
+  limit: string;
+  maxPerSecond: string;
+  contains: string;
+  confirm: string;
+  messageIds: string;
+  fromPriority: string;
+  priority: string;
+}
+
+const EMPTY: Form = { limit: "", maxPerSecond: "", contains: "", confirm: "", messageIds: "", fromPriority: "", priority: "0" };
+
+function paramsFor(kind: string, form: Form): Record<string, unknown> {
+  const number = (value: string) => (value.trim() === "" ? undefined : Number(value));
+  if (kind === "purge") return { confirm: form.confirm };
+  if (kind === "redrive") return { limit: number(form.limit), maxPerSecond: number(form.maxPerSecond), contains: form.contains || undefined };
+  if (kind === "reprioritise") {
+    const ids = form.messageIds.split(/[\s,]+/).filter(Boolean);
+    return ids.length > 0
+      ? { messageIds: ids, priority: number(form.priority) }
+      : { filter: { priority: number(form.fromPriority), contains: form.contains || undefined }, priority: number(form.priority) };
+  }
+  return {};
+}
+
+function SampleItem({ item }: { item: unknown }) {
+  if (item && typeof item === "object" && "encoding" in item && "text" in item) return <Payload preview={item as PayloadPreview} />;
+  if (item && typeof item === "object" && "payload" in item) {
+    const { payload, ...rest } = item as { payload: PayloadPreview | null } & Record<string, unknown>;
+    return (
+      <div>
+        <div className="small mono">{Object.entries(rest).map(([key, value]) => `${key}: ${value ?? "—"}`).join(" · ")}</div>
+        <Payload preview={payload} />
+      </div>
+    );
+  }
+  return <pre className="small">{JSON.stringify(item)}</pre>;
+}
+
+export function ActionPanel({ queue, canAct, pickedMessage }: { queue: QueueDetail; canAct: boolean; pickedMessage?: string | null }) {
   const [kind, setKind] = useState<string | null>(null);
-  const [limit, setLimit] = useState("");
-  const [confirmText, setConfirmText] = useState("");
+  const [form, setForm] = useState<Form>(EMPTY);
   const [preview, setPreview] = useState<DryRun | null>(null);
   const idempotencyKey = useRef<string>("");
   const client = useQueryClient();
 
-  const params = (): Record<string, unknown> =>
-    kind === "purge" ? { confirm: confirmText } : limit ? { limit: Number(limit) } : {};
-
-  const dryRun = useMutation({
-    mutationFn: () => api<DryRun>("/api/actions", { method: "POST", body: { kind, target: { queue: queue.id }, params: params(), dryRun: true, idempotencyKey: idempotencyKey.current } }),
-    onSuccess: setPreview,
-  });
-  const run = useMutation({
-    mutationFn: () => api<Action>("/api/actions", { method: "POST", body: { kind, target: { queue: queue.id }, params: params(), idempotencyKey: idempotencyKey.current } }),
-    onSuccess: () => {
-      client.invalidateQueries({ queryKey: keys.actions });
-      client.invalidateQueries({ queryKey: keys.queue(queue.id) });
-    },
-  });
-
-  const open = (next: string) => {
+  const open = (next: string, initial: Partial<Form> = {}) => {
     setKind(next);
+    setForm({ ...EMPTY, ...initial });
     setPreview(null);
-    setConfirmText("");
-    setLimit("");
     dryRun.reset();
     run.reset();
     idempotencyKey.current = crypto.randomUUID();
   };
 
+  useEffect(() => {
+    if (pickedMessage) open("reprioritise", { messageIds: pickedMessage });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [pickedMessage]);
+
+  const body = (dry: boolean) => ({ kind, target: { queue: queue.id }, params: paramsFor(kind!, form), dryRun: dry, idempotencyKey: idempotencyKey.current });
+  const dryRun = useMutation({ mutationFn: () => api<DryRun>("/api/actions", { method: "POST", body: body(true) }), onSuccess: setPreview });
+  const run = useMutation({
+    mutationFn: () => api<Action>("/api/actions", { method: "POST", body: body(false) }),
+    onSuccess: () => {
+      client.invalidateQueries({ queryKey: keys.actions });
+      client.invalidateQueries({ queryKey: keys.queue(queue.id) });
+    },
+  });
+  const field = (name: keyof Form, label: string, props: { size?: number; placeholder?: string; testId?: string } = {}) => (
+    <label className="row small">
+      {label}
+      <input
+        value={form[name]}
+        onChange={(event) => {
+          setForm({ ...form, [name]: event.target.value });
+          setPreview(null);
+        }}
+        size={props.size ?? 8}
+        placeholder={props.placeholder}
+        data-testid={props.testId}
+      />
+    </label>
+  );
+
   if (queue.actions.length === 0) {
-    return <p className="muted small">No actions are available for {queue.kind} queues of this type.</p>;
+    return <p className="muted small">No actions apply to this {queue.kind} {queue.type} queue.</p>;
   }
   const error = (dryRun.error ?? run.error) as ApiError | null;
   return (
@@ -54,26 +107,36 @@ export function ActionPanel({ queue, canAct }: { queue: QueueDetail; canAct: boo
             {LABELS[action] ?? action}
           </button>
         ))}
-        {!canAct && <span className="small muted">Your role can preview but not run actions.</span>}
+        {!canAct && <span className="small muted">Your role can look but not run actions.</span>}
       </div>
       {kind && (
         <div className="panel" style={{ marginTop: 10 }}>
           <h2>
             {LABELS[kind] ?? kind} {queue.id}
           </h2>
-          {kind === "redrive" && (
-            <label className="row small">
-              At most
-              <input value={limit} onChange={(event) => setLimit(event.target.value.replace(/\D/g, ""))} placeholder="all" size={8} />
-              messages
-            </label>
-          )}
-          {kind === "purge" && (
-            <label className="row small">
-              Type <code>{queue.name}</code> to confirm:
-              <input value={confirmText} onChange={(event) => setConfirmText(event.target.value)} data-testid="purge-confirm" />
-            </label>
-          )}
+          <div className="row">
+            {kind === "redrive" && (
+              <>
+                {field("limit", "At most", { placeholder: "all" })}
+                {field("maxPerSecond", "Messages per second", { placeholder: "no limit" })}
+                {queue.type === "priority" && field("contains", "Only if payload or error contains", { size: 16 })}
+              </>
+            )}
+            {kind === "purge" && (
+              <label className="row small">
+                Type <code>{queue.name}</code> to confirm:
+                <input value={form.confirm} onChange={(event) => setForm({ ...form, confirm: event.target.value })} data-testid="purge-confirm" />
+              </label>
+            )}
+            {kind === "reprioritise" && (
+              <>
+                {field("messageIds", "Message ids", { size: 16, placeholder: "or use the filter", testId: "reprioritise-ids" })}
+                {field("fromPriority", "Filter: priority", { size: 5, placeholder: "any" })}
+                {field("contains", "Filter: payload contains", { size: 14 })}
+                {field("priority", "New priority (0 = first)", { size: 5, testId: "reprioritise-priority" })}
+              </>
+            )}
+          </div>
           <div className="row" style={{ marginTop: 8 }}>
             <button onClick={() => dryRun.mutate()} disabled={dryRun.isPending}>
               Preview (dry run)
@@ -81,14 +144,14 @@ export function ActionPanel({ queue, canAct }: { queue: QueueDetail; canAct: boo
             <button
               className={kind === "purge" ? "danger" : "primary"}
               onClick={() => run.mutate()}
-              disabled={!preview || run.isPending || run.isSuccess || (kind === "purge" && confirmText !== queue.name)}
+              disabled={!preview || run.isPending || run.isSuccess || (kind === "purge" && form.confirm !== queue.name)}
               data-testid="action-confirm"
             >
               {run.isSuccess ? "Started" : `Confirm ${LABELS[kind]?.toLowerCase() ?? kind}`}
             </button>
           </div>
           {preview && (
-            <div style={{ marginTop: 8 }}>
+            <div style={{ marginTop: 8 }} data-testid="dry-run">
               <p>
                 Would affect <strong>{preview.wouldAffect ?? "an unknown number of"}</strong> message(s).
               </p>
@@ -98,17 +161,15 @@ export function ActionPanel({ queue, canAct }: { queue: QueueDetail; canAct: boo
                 </p>
               ))}
               {preview.sample.map((item, index) => (
-                <div key={index} className="payload">
-                  <div className="small muted">
-                    {item.bytes} bytes, {item.encoding}
-                    {item.truncated ? ", truncated" : ""}
-                  </div>
-                  <pre>{item.text}</pre>
-                </div>
+                <SampleItem key={index} item={item} />
               ))}
             </div>
           )}
-          {error && <div className="error" role="alert" data-testid="error">{error.message}</div>}
+          {error && (
+            <div className="error" role="alert" data-testid="error">
+              {error.message}
+            </div>
+          )}
           {run.isSuccess && (
             <p className="small">
               Started as action <code>{run.data.id}</code>: follow it on the <a href="/actions">Actions</a> page.

@@ -21,6 +21,13 @@ export function formatDuration(seconds: number | null | undefined): string {
   return `${Math.floor(seconds / 86400)}d ${Math.floor((seconds % 86400) / 3600)}h`;
 }
 
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} B`;
+}
+
 export function formatAgo(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return "never";
   return `${formatDuration((now - new Date(iso).getTime()) / 1000)} ago`;

@@ -2,7 +2,7 @@
 // One hook per resource, with a query-key factory so mutations invalidate what they change.
 import { useQuery } from "@tanstack/react-query";
 import { api, queueApiPath } from "./api";
-import type { Action, AuditEvent, BrokerSummary, Me, QueueDetail, QueueSnapshot } from "./types";
+import type { Action, AuditEvent, BrokerSummary, BrowsedMessage, Me, QueueDetail, QueueSnapshot } from "./types";
 
 /** How often pages ask again; the server's own poll interval is 5 s by default. */
 export const POLL = { snapshot: 5_000, chart: 15_000, runningAction: 1_000, list: 10_000 } as const;
@@ -13,6 +13,7 @@ export const keys = {
   brokers: ["brokers"] as const,
   queues: (filter: Record<string, string>) => ["queues", filter] as const,
   queue: (id: string) => ["queue", id] as const,
+  messages: (id: string, cursor: string | null) => ["messages", id, cursor] as const,
   history: (id: string, metric: string, range: string) => ["history", id, metric, range] as const,
   actions: ["actions"] as const,
   action: (id: string) => ["action", id] as const,
@@ -45,6 +46,18 @@ export function useQueues(filter: Record<string, string>) {
 
 export function useQueue(id: string) {
   return useQuery({ queryKey: keys.queue(id), queryFn: () => api<QueueDetail>(queueApiPath(id)), refetchInterval: POLL.snapshot });
+}
+
+export function useMessages(id: string, enabled: boolean, cursor: string | null) {
+  return useQuery({
+    queryKey: keys.messages(id, cursor),
+    queryFn: () =>
+      api<{ sideEffects: string; items: BrowsedMessage[]; nextCursor: string | null }>(
+        `${queueApiPath(id)}/messages?limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      ),
+    enabled,
+    refetchInterval: POLL.list,
+  });
 }
 
 export function useHistory(id: string, metric: string, range: string) {

@@ -26,6 +26,27 @@ export interface QueueSnapshot {
 export interface QueueDetail extends QueueSnapshot {
   sources: Array<{ id: string; depth: number | null }>;
   actions: string[];
+  browsable: boolean;
+}
+
+export interface PayloadPreview {
+  encoding: "utf8" | "base64";
+  text: string;
+  bytes: number;
+  truncated: boolean;
+}
+
+export interface BrowsedMessage {
+  id: string;
+  payload: PayloadPreview | null;
+  headers: Record<string, unknown>;
+  reason: string | null;
+  attempts: number | null;
+  priority: number | null;
+  firstFailureAt: string | null;
+  lastFailureAt: string | null;
+  enqueuedAt: string | null;
+  originalDestination: string | null;
 }
 
 export interface BrokerSummary {
@@ -37,6 +58,8 @@ export interface BrokerSummary {
   lastError: string | null;
   lastPollMs: number | null;
   queueCount: number;
+  facts: Record<string, unknown>;
+  warnings: string[];
 }
 
 export interface Action {
@@ -56,7 +79,8 @@ export interface Action {
 
 export interface DryRun {
   wouldAffect: number | null;
-  sample: Array<{ encoding: string; text: string; bytes: number; truncated: boolean }>;
+  /** Broker-specific: payload previews, or objects holding one under "payload". */
+  sample: unknown[];
   warnings: string[];
 }
 

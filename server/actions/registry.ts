@@ -1,5 +1,6 @@
 // Which broker can carry out which action. Each broker's folder registers its handlers
 // in server/actions/handlers.ts; nothing is offered in the UI that is not registered here.
+import type { QueueSnapshot } from "../collect/snapshot";
 import type { BrokerKind } from "../config/schema";
 import type { ActionKind, QueueActionHandler } from "./types";
 
@@ -22,6 +23,9 @@ export function findActionHandler(brokerKind: BrokerKind, kind: ActionKind): Que
   return handlers().get(`${brokerKind}:${kind}`) as QueueActionHandler<unknown> | undefined;
 }
 
-export function actionsFor(brokerKind: BrokerKind): ActionKind[] {
-  return [...handlers().values()].filter((handler) => handler.brokerKind === brokerKind).map((handler) => handler.kind);
+/** The actions that apply to this queue, in a stable order. */
+export function actionsFor(queue: QueueSnapshot): ActionKind[] {
+  return [...handlers().values()]
+    .filter((handler) => handler.brokerKind === queue.kind && (handler.appliesTo?.(queue) ?? true))
+    .map((handler) => handler.kind);
 }

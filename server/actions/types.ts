@@ -48,6 +48,8 @@ export interface QueueActionHandler<P = unknown> {
   kind: ActionKind;
   brokerKind: BrokerKind;
   params: z.ZodType<P>;
+  /** Whether the action makes sense for this queue at all (offered in the UI only then). */
+  appliesTo?(queue: QueueSnapshot): boolean;
   /** Checks that need the target (a purge's typed confirmation); throws VaralError.
    * A dry run is checked too, but may leave out what only confirms (mode "dry-run"). */
   check?(target: QueueActionTarget, params: P, mode: "dry-run" | "run"): void;

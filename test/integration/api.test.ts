@@ -91,7 +91,7 @@ describe("HTTP API", () => {
       const response = await admin.call("GET", `/api/queues/redis/${id}`);
       return response.status === 200 ? response.json : null;
     }, { what: "the queue to be polled" });
-    expect(queue).toMatchObject({ id: `redis/${prefix}:q`, depth: 2, type: "list", actions: ["redrive", "purge"] });
+    expect(queue).toMatchObject({ id: `redis/${prefix}:q`, depth: 2, type: "list", actions: ["purge"], browsable: true });
     const history = await admin.call("GET", `/api/queues/redis/${id}/history?metric=depth&range=15m`);
     expect(history.json.points.at(-1)[1]).toBe(2);
     expect((await admin.call("GET", `/api/queues/redis/${id}/history?metric=bogus`)).status).toBe(400);

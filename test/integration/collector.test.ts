@@ -31,12 +31,17 @@ describe("collectors", () => {
     await startCollectors(parseConfig(LOCAL_DEFAULTS, "defaults"), { persistHistory: false });
     await pollAllNow();
     const brokers = listBrokers();
-    expect(brokers.map((broker) => [broker.name, broker.status, broker.lastError])).toEqual([
-      ["redis", "ok", null],
-      ["rabbitmq", "ok", null],
-      ["kafka", "ok", null],
-      ["sqs", "ok", null],
+    // Reachable, each of them; Redis is "degraded" when its settings put queued messages at
+    // risk (this machine's Redis keeps nothing on disk), with the reason in its warnings.
+    expect(brokers.map((broker) => [broker.name, broker.status === "unreachable" ? "unreachable" : "up", broker.lastError])).toEqual([
+      ["redis", "up", null],
+      ["rabbitmq", "up", null],
+      ["kafka", "up", null],
+      ["sqs", "up", null],
     ]);
+    const redisBroker = brokers[0];
+    expect(redisBroker.status).toBe(redisBroker.warnings.length > 0 ? "degraded" : "ok");
+    expect(brokers.slice(1).map((broker) => broker.status)).toEqual(["ok", "ok", "ok"]);
     const jobs = getQueue(`redis/${prefix}:jobs`);
     expect(jobs).toMatchObject({ type: "list", depth: 3, lagMessages: 3, lagSeconds: null, dlq: { id: `redis/${prefix}:jobs:dlq`, depth: 1 } });
     expect(jobs.status).toBe("warning");

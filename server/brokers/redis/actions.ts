@@ -150,6 +150,8 @@ export const redrive: QueueActionHandler<RedriveParams> = {
   kind: "redrive",
   brokerKind: "redis",
   params: redriveParams,
+  appliesTo: (queue) =>
+    (queue.type === "list" && queue.name.endsWith(REDIS_DLQ_SUFFIX)) || (queue.type === "priority" && queue.facts.deadLetterOf !== undefined),
   check(target, params) {
     if (target.queue.type === "list") {
       listDestination(target, params);
@@ -197,6 +199,7 @@ export const purge: QueueActionHandler<PurgeParams> = {
   kind: "purge",
   brokerKind: "redis",
   params: purgeParams,
+  appliesTo: (queue) => queue.type === "list" || queue.type === "priority",
   check(target, params, mode) {
     if (target.queue.type !== "list" && target.queue.type !== "priority") throw unsupported(target, "purge");
     if (mode === "run" && params.confirm !== target.queue.name) {
@@ -275,6 +278,7 @@ export const reprioritise: QueueActionHandler<ReprioritiseParams> = {
   kind: "reprioritise",
   brokerKind: "redis",
   params: reprioritiseParams,
+  appliesTo: (queue) => queue.type === "priority" && queue.facts.deadLetterOf === undefined,
   check(target, params) {
     if (target.queue.type !== "priority" || priorityTarget(target).deadLetters) throw unsupported(target, "re-prioritise");
     parsePriority(params.priority);

@@ -16,7 +16,7 @@ import {
   type ScannedKey,
 } from "./parse";
 import { parseStats } from "./priority-queue";
-import { pipelineScript } from "./scripts";
+import { defineScripts, pipelineScript } from "./scripts";
 
 const SCAN_COUNT = 1000;
 /** A keyspace larger than this is not a queue server Varal should walk every poll. */
@@ -56,6 +56,7 @@ export class RedisAdapter implements BrokerAdapter {
     timeoutMs: number,
   ) {
     this.client = createRedisClient(config.url, timeoutMs);
+    defineScripts(this.client);
     // Kept to explain the next failed poll; the event itself would only be noise.
     this.client.on("error", (error: Error) => (this.lastConnectionError = error));
     this.client.on("ready", () => (this.lastConnectionError = null));
@@ -103,7 +104,7 @@ export class RedisAdapter implements BrokerAdapter {
     }
     for (const name of classes.priorityQueues) {
       const keysOf = priorityQueueKeys(name);
-      pipelineScript(second, this.client, "stats", [keysOf.wait, keysOf.delayed, keysOf.active, keysOf.dead, keysOf.data, keysOf.stats], [16]);
+      pipelineScript(second, "stats", [keysOf.wait, keysOf.delayed, keysOf.active, keysOf.dead, keysOf.data, keysOf.stats], [16]);
     }
     for (const base of classes.bullQueues) {
       second.llen(`${base}:wait`).llen(`${base}:paused`).llen(`${base}:active`);

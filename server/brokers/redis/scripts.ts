@@ -6,7 +6,8 @@ import { luaScripts, type LuaScriptName } from "./scripts.generated";
 
 const defined = new WeakSet<Redis>();
 
-function defineAll(client: Redis): void {
+/** Defines the scripts on a client; pipelines made after this can call them too. */
+export function defineScripts(client: Redis): void {
   if (defined.has(client)) return;
   for (const [name, script] of Object.entries(luaScripts)) {
     client.defineCommand(`varal_${name}`, { numberOfKeys: script.numberOfKeys, lua: script.lua });
@@ -28,13 +29,12 @@ export async function evalScript<T = unknown>(
   if (keys.length !== script.numberOfKeys) {
     throw new Error(`script ${name} takes ${script.numberOfKeys} key(s), was given ${keys.length}`);
   }
-  defineAll(client);
+  defineScripts(client);
   const command = (client as unknown as Record<string, ScriptCommand>)[`varal_${name}${options.buffers ? "Buffer" : ""}`];
   return (await command.call(client, ...keys, ...args)) as T;
 }
 
-/** Adds a script call to a pipeline (for reading many queues in one round trip). */
-export function pipelineScript(pipeline: ReturnType<Redis["pipeline"]>, client: Redis, name: LuaScriptName, keys: string[], args: Array<string | number>): void {
-  defineAll(client);
+/** Adds a script call to a pipeline made after defineScripts() on its client. */
+export function pipelineScript(pipeline: ReturnType<Redis["pipeline"]>, name: LuaScriptName, keys: string[], args: Array<string | number>): void {
   (pipeline as unknown as Record<string, (...values: Array<string | number>) => void>)[`varal_${name}`](...keys, ...args);
 }

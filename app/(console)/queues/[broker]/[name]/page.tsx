@@ -3,7 +3,9 @@
 import Link from "next/link";
 import { useParams } from "next/navigation";
 import { useState } from "react";
+import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { ActionPanel } from "../../../../components/ActionPanel";
+import { MessageBrowser } from "../../../../components/MessageBrowser";
 import { MetricChart } from "../../../../components/MetricChart";
 import { StatusBadge } from "../../../../components/StatusBadge";
 import { queuePagePath } from "../../../../lib/api";
@@ -26,6 +28,7 @@ export default function QueuePage() {
   const queue = useQueue(id);
   const me = useMe();
   const [range, setRange] = useState("1h");
+  const [picked, setPicked] = useState<string | null>(null);
 
   if (queue.error) {
     return (
@@ -100,10 +103,31 @@ export default function QueuePage() {
         <MetricChart queueId={q.id} metric="rateIn" range={range} />
         <MetricChart queueId={q.id} metric="rateOut" range={range} />
       </section>
+      {Array.isArray(q.facts.priorityBands) && q.facts.priorityBands.length > 0 && (
+        <section className="panel" aria-label="Priority bands">
+          <h2>Waiting by priority (0 is served first)</h2>
+          <div style={{ height: 160 }} data-testid="priority-bands">
+            <ResponsiveContainer width="100%" height="100%">
+              <BarChart data={q.facts.priorityBands as Array<{ priority: number; depth: number }>} margin={{ top: 8, right: 8, bottom: 0, left: -10 }}>
+                <XAxis dataKey="priority" stroke="var(--muted)" fontSize={11} />
+                <YAxis stroke="var(--muted)" fontSize={11} allowDecimals={false} />
+                <Tooltip contentStyle={{ background: "var(--panel)", border: "1px solid var(--border)" }} />
+                <Bar dataKey="depth" fill="var(--chart-1)" isAnimationActive={false} />
+              </BarChart>
+            </ResponsiveContainer>
+          </div>
+        </section>
+      )}
       <section className="panel" aria-label="Actions">
         <h2>Actions</h2>
-        <ActionPanel queue={q} canAct={me.data?.role === "operator" || me.data?.role === "admin"} />
+        <ActionPanel queue={q} canAct={me.data?.role === "operator" || me.data?.role === "admin"} pickedMessage={picked} />
       </section>
+      {q.browsable && (
+        <section className="panel" aria-label="Messages">
+          <h2>{q.facts.deadLetterOf !== undefined || q.sources.length > 0 ? "Dead letters" : "Messages"}</h2>
+          <MessageBrowser queue={q} onPick={q.actions.includes("reprioritise") ? setPicked : undefined} />
+        </section>
+      )}
       <section className="panel" aria-label="Broker facts">
         <h2>Broker facts</h2>
         <pre className="payload" style={{ maxHeight: 320 }}>{JSON.stringify(q.facts, null, 2)}</pre>

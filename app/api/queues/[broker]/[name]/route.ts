@@ -1,4 +1,5 @@
 import { actionsFor } from "@/server/actions/registry";
+import { browsable } from "@/server/brokers/browse";
 import { getQueue } from "@/server/collect/queries";
 import { queueIdFromParams } from "@/server/http/params";
 import { withRoute } from "@/server/http/route";
@@ -7,5 +8,5 @@ export const dynamic = "force-dynamic";
 
 export const GET = withRoute({ permission: "read" }, async ({ params }) => {
   const queue = getQueue(queueIdFromParams(params));
-  return { ...queue, actions: actionsFor(queue.kind) };
+  return { ...queue, actions: actionsFor(queue), browsable: browsable(queue) };
 });

@@ -1,0 +1,74 @@
+"use client";
+// The messages of a queue, oldest or first-in-line first: for dead letters, with why they failed.
+import { useState } from "react";
+import { formatAgo } from "../lib/format";
+import { useMessages } from "../lib/queries";
+import type { QueueDetail } from "../lib/types";
+import { Payload } from "./Payload";
+
+export function MessageBrowser({ queue, onPick }: { queue: QueueDetail; onPick?: (id: string) => void }) {
+  const [cursors, setCursors] = useState<Array<string | null>>([null]);
+  const cursor = cursors[cursors.length - 1];
+  const messages = useMessages(queue.id, queue.browsable, cursor);
+  const deadLetters = queue.facts.deadLetterOf !== undefined || queue.sources.length > 0;
+
+  return (
+    <div data-testid="message-browser">
+      {messages.error && <div className="error">{messages.error.message}</div>}
+      {messages.data?.sideEffects === "none" && <p className="small muted">Reading these messages changes nothing on the broker.</p>}
+      {messages.data?.items.length === 0 && <p className="muted">No messages.</p>}
+      {messages.data && messages.data.items.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th>Id</th>
+              {queue.type === "priority" && <th className="num">Priority</th>}
+              <th className="num">Attempts</th>
+              {deadLetters && <th>Failure</th>}
+              <th style={{ width: "45%" }}>Payload</th>
+            </tr>
+          </thead>
+          <tbody>
+            {messages.data.items.map((message) => (
+              <tr key={message.id} data-testid="message-row">
+                <td className="mono small">
+                  {message.id}
+                  {message.enqueuedAt && <div className="muted">enqueued {formatAgo(message.enqueuedAt)}</div>}
+                  {onPick && (
+                    <div>
+                      <button className="small" onClick={() => onPick(message.id)}>
+                        Re-prioritise
+                      </button>
+                    </div>
+                  )}
+                </td>
+                {queue.type === "priority" && <td className="num">{message.priority ?? "—"}</td>}
+                <td className="num">{message.attempts ?? "—"}</td>
+                {deadLetters && (
+                  <td className="small">
+                    {message.reason ?? "—"}
+                    {message.lastFailureAt && <div className="muted">last {formatAgo(message.lastFailureAt)}</div>}
+                    {message.firstFailureAt && message.firstFailureAt !== message.lastFailureAt && (
+                      <div className="muted">first {formatAgo(message.firstFailureAt)}</div>
+                    )}
+                  </td>
+                )}
+                <td>
+                  <Payload preview={message.payload} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <div className="row" style={{ marginTop: 8 }}>
+        <button disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Previous
+        </button>
+        <button disabled={!messages.data?.nextCursor} onClick={() => setCursors([...cursors, messages.data!.nextCursor])}>
+          Next
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,48 @@
+// Reading messages of a queue (dead letters above all) for the browser. Each broker says
+// what a read costs: "none" on Redis; the brokers whose reads change state say so before.
+import type { BrokerConfig } from "../config/schema";
+import type { QueueSnapshot } from "../collect/snapshot";
+import { VaralError } from "../errors";
+import type { PayloadPreview } from "./preview";
+import { browseRedis } from "./redis/browse";
+
+export type ReadSideEffect = "none" | "receive-count" | "delivery-count" | "requeue-order";
+
+export interface BrowsedMessage {
+  id: string;
+  payload: PayloadPreview | null;
+  headers: Record<string, unknown>;
+  /** Why it failed, as the broker or the consumer recorded it. */
+  reason: string | null;
+  attempts: number | null;
+  priority: number | null;
+  firstFailureAt: string | null;
+  lastFailureAt: string | null;
+  enqueuedAt: string | null;
+  originalDestination: string | null;
+}
+
+export interface BrowsePage {
+  sideEffects: ReadSideEffect;
+  items: BrowsedMessage[];
+  nextCursor: string | null;
+}
+
+export interface BrowseRequest {
+  queue: QueueSnapshot;
+  broker: BrokerConfig;
+  limit: number;
+  cursor?: string;
+  confirmSideEffects: boolean;
+}
+
+export function browsable(queue: QueueSnapshot): boolean {
+  return queue.kind === "redis" && (queue.type === "list" || queue.type === "priority");
+}
+
+export async function browseMessages(request: BrowseRequest): Promise<BrowsePage> {
+  if (!browsable(request.queue)) {
+    throw new VaralError("not_supported", `Varal cannot read the messages of ${request.queue.kind} ${request.queue.type} queues.`);
+  }
+  return browseRedis(request);
+}
