@@ -19,18 +19,25 @@
 local now = tonumber(ARGV[1])
 promoteDue(KEYS[2], KEYS[1], KEYS[4], now, tonumber(ARGV[4]))
 local popped = redis.call("ZPOPMIN", KEYS[1], tonumber(ARGV[3]))
+if #popped == 0 then
+  return {}
+end
 local deadline = scoreString(now + tonumber(ARGV[2]))
+local members, fields = {}, {}
+for i = 1, #popped, 2 do
+  members[#members + 1] = deadline
+  members[#members + 1] = popped[i]
+  fields[#fields + 1] = "p:" .. popped[i]
+end
+redis.call("ZADD", KEYS[3], unpack(members))
+local payloads = redis.call("HMGET", KEYS[4], unpack(fields))
 local out = {}
 for i = 1, #popped, 2 do
   local id = popped[i]
-  redis.call("ZADD", KEYS[3], deadline, id)
-  local attempts = redis.call("HINCRBY", KEYS[4], "a:" .. id, 1)
   out[#out + 1] = id
-  out[#out + 1] = redis.call("HGET", KEYS[4], "p:" .. id)
-  out[#out + 1] = attempts
+  out[#out + 1] = payloads[(i + 1) / 2]
+  out[#out + 1] = redis.call("HINCRBY", KEYS[4], "a:" .. id, 1)
   out[#out + 1] = popped[i + 1]
 end
-if #out > 0 then
-  redis.call("HINCRBY", KEYS[5], "dequeued", #out / 4)
-end
+redis.call("HINCRBY", KEYS[5], "dequeued", #popped / 2)
 return out

@@ -1,5 +1,5 @@
 --[[
-  Adds a message to a Varal priority queue.
+  Adds one message to a Varal priority queue, optionally refusing a repeated idempotency key.
 
   Input:
     KEYS[1] waiting set         vq:{queue}:wait
@@ -25,10 +25,12 @@
     -4  payload larger than ARGV[7]
 ]]
 --- @include "includes/waitScore"
+--- @include "includes/validPriority"
 --- @include "includes/checkKeyTypes"
+--- @include "includes/addMessage"
 
-local priority = tonumber(ARGV[2])
-if priority == nil or priority < 0 or priority > 1023 or priority % 1 ~= 0 then
+local priority = validPriority(ARGV[2])
+if priority == nil then
   return -3
 end
 if #ARGV[1] > tonumber(ARGV[7]) then
@@ -38,28 +40,16 @@ if not checkKeyTypes({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6] }, { "zset", 
   return -1
 end
 local window = tonumber(ARGV[5])
+local meta = {}
 if window > 0 then
   local first = redis.call("GET", KEYS[5])
   if first then
     return { -2, first }
   end
-end
-
--- The enqueued counter doubles as the arrival sequence and the message id.
-local sequence = redis.call("HINCRBY", KEYS[4], "enqueued", 1)
-local id = tostring(sequence)
-local now = tonumber(ARGV[4])
-local score = waitScore(priority, sequence)
-local meta = { enqueuedAt = now }
-if window > 0 then
   meta.idempotencyKey = ARGV[6]
-  redis.call("SET", KEYS[5], id, "PX", window)
 end
-redis.call("HSET", KEYS[3], "p:" .. id, ARGV[1], "m:" .. id, cjson.encode(meta), "s:" .. id, scoreString(score), "a:" .. id, 0)
-local delay = tonumber(ARGV[3])
-if delay > 0 then
-  redis.call("ZADD", KEYS[2], scoreString(now + delay), id)
-else
-  redis.call("ZADD", KEYS[1], scoreString(score), id)
+local id = addMessage(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], priority, tonumber(ARGV[3]), tonumber(ARGV[4]), meta)
+if window > 0 then
+  redis.call("SET", KEYS[5], id, "PX", window)
 end
 return { 0, id }

@@ -69,9 +69,15 @@ export function renderMetrics(brokers: BrokerState[]): string {
   families.push(
     {
       name: "varal_broker_up",
-      help: "1 when the broker's last poll succeeded.",
+      help: "1 when the broker's last poll succeeded (it may still be degraded).",
       type: "gauge",
-      samples: brokers.map((broker) => ({ labels: { broker: broker.config.name, kind: broker.config.kind }, value: broker.status === "ok" ? 1 : 0 })),
+      samples: brokers.map((broker) => ({ labels: { broker: broker.config.name, kind: broker.config.kind }, value: broker.status === "unreachable" ? 0 : 1 })),
+    },
+    {
+      name: "varal_broker_warnings",
+      help: "How many of the broker's own settings put queued messages at risk.",
+      type: "gauge",
+      samples: brokers.map((broker) => ({ labels: { broker: broker.config.name }, value: broker.health?.warnings.length ?? 0 })),
     },
     {
       name: "varal_broker_poll_duration_seconds",

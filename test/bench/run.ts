@@ -1,9 +1,11 @@
 // npm run bench -- <name>: runs one benchmark (or all with no name). Benchmarks print
 // figures and write bench-results/<name>.json; they never pass or fail on a time.
 import { runApiBenchmark } from "./api";
+import { runRedisBenchmark } from "./redis";
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   api: runApiBenchmark,
+  redis: runRedisBenchmark,
 };
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";

@@ -87,6 +87,10 @@ describe("actions", () => {
   it("refuses a reused key for another action, a viewer, an unknown queue and a wrong purge confirmation, auditing each", async () => {
     await fill(`${prefix}:jobs`, 3, "j");
     await pollAllNow();
+    // A purge can be previewed before its name is typed.
+    expect(
+      await requestAction(operator, { kind: "purge", target: { queue: `redis/${prefix}:jobs` }, params: {}, idempotencyKey: key(), dryRun: true }, null),
+    ).toMatchObject({ dryRun: { wouldAffect: 3 } });
     const reused = key();
     await requestAction(operator, { kind: "purge", target: { queue: `redis/${prefix}:jobs` }, params: { confirm: `${prefix}:jobs` }, idempotencyKey: reused }, null);
     await expect(
@@ -101,10 +105,6 @@ describe("actions", () => {
     await expect(
       requestAction(operator, { kind: "purge", target: { queue: `redis/${prefix}:jobs` }, params: { confirm: "jobs" }, idempotencyKey: key() }, null),
     ).rejects.toMatchObject({ code: "invalid_input", message: expect.stringContaining(`params.confirm must be "${prefix}:jobs"`) });
-    // A purge can be previewed before its name is typed.
-    expect(
-      await requestAction(operator, { kind: "purge", target: { queue: `redis/${prefix}:jobs` }, params: {}, idempotencyKey: key(), dryRun: true }, null),
-    ).toMatchObject({ dryRun: { wouldAffect: 3 } });
     await expect(
       requestAction(operator, { kind: "redrive", target: { queue: `redis/${prefix}:jobs` }, params: {}, idempotencyKey: key() }, null),
     ).rejects.toMatchObject({ code: "invalid_input", message: expect.stringContaining("give params.destination") });

@@ -76,6 +76,26 @@ describe("enqueue", () => {
   });
 });
 
+describe("enqueueMany", () => {
+  it("adds a batch atomically in order, and refuses a batch with one bad message, adding none", async () => {
+    const queue = newQueue({ maxPayloadBytes: 10 });
+    expect(await queue.enqueueMany([{ payload: "a", priority: 5 }, { payload: "b", priority: 1 }, { payload: "c", delayMs: 60_000 }])).toEqual(["1", "2", "3"]);
+    expect(await redis.zrange(queue.keys.wait, 0, -1)).toEqual(["2", "1"]);
+    expect(await redis.zcard(queue.keys.delayed)).toBe(1);
+    await expect(queue.enqueueMany([{ payload: "ok" }, { payload: "x".repeat(11) }])).rejects.toMatchObject({ code: "payload_too_large" });
+    await expect(queue.enqueueMany([{ payload: "ok" }, { payload: "y", priority: 4000 }])).rejects.toMatchObject({ code: "invalid_input" });
+    const keys = priorityQueueKeys(queue.name);
+    const raw = (...args: Array<string | number>) => evalScript(redis, "enqueueBatch", [keys.wait, keys.delayed, keys.data, keys.stats, keys.active], [Date.now(), 10, ...args]);
+    expect(await raw("ok", 1, 0, "bad", 5000, 0)).toBe(-3);
+    expect(await raw("ok", 1, 0, "x".repeat(11), 1, 0)).toBe(-4);
+    expect(await raw("ok", 1)).toBe(-5);
+    expect(await redis.zcard(queue.keys.wait)).toBe(2);
+    await redis.set(queue.keys.active, "taken");
+    expect(await raw("ok", 1, 0)).toBe(-1);
+    expect(await redis.hget(queue.keys.stats, "enqueued")).toBe("3");
+  });
+});
+
 describe("ordering", () => {
   it("serves lower priority numbers first and equal priorities in arrival order", async () => {
     const queue = newQueue();
@@ -173,6 +193,7 @@ describe("processing", () => {
     expect(message).toMatchObject({ id, attempts: 1 });
     expect(await queue.ack(id)).toBe(true);
     expect(await queue.ack(id)).toBe(false);
+    expect(await queue.ackMany(["nope", id])).toEqual([false, false]);
     expect(await keyspace(queue)).toEqual(["stats"]);
     expect(await redis.hgetall(queue.keys.stats)).toMatchObject({ enqueued: "1", acked: "1", failed: "2", deadLettered: "1", redriven: "1" });
   });

@@ -52,10 +52,27 @@ export function consume(queue: PriorityQueue, handler: MessageHandler, options: 
       };
     });
 
+  // Acks that finish in the same tick go to Redis in one call.
+  let pendingAcks: Array<{ id: string; done: () => void }> = [];
+  function ack(id: string): Promise<void> {
+    return new Promise((resolve) => {
+      pendingAcks.push({ id, done: resolve });
+      if (pendingAcks.length > 1) return;
+      setImmediate(() => {
+        const batch = pendingAcks;
+        pendingAcks = [];
+        queue
+          .ackMany(batch.map((entry) => entry.id))
+          .catch(onError)
+          .finally(() => batch.forEach((entry) => entry.done()));
+      });
+    });
+  }
+
   async function handle(message: TakenMessage): Promise<void> {
     try {
       await handler(message);
-      await queue.ack(message.id);
+      await ack(message.id);
     } catch (error) {
       const retryAt = Date.now() + backoffMs(message.attempts, backoff.baseMs, backoff.maxMs);
       await queue.fail(message.id, describeError(error), { maxAttempts, retryAt }).catch(onError);

@@ -109,6 +109,28 @@ export class PriorityQueue {
     return { id: String(id), duplicate: code === -2 };
   }
 
+  /** Enqueues up to 1000 messages in one atomic call; a bad one adds none. */
+  async enqueueMany(messages: Array<{ payload: string | Buffer; priority?: number; delayMs?: number }>): Promise<string[]> {
+    if (messages.length === 0) return [];
+    if (messages.length > MAX_BATCH) throw new VaralError("invalid_input", `At most ${MAX_BATCH} messages per call, got ${messages.length}.`);
+    const maxBytes = this.options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    const args: Array<string | number | Buffer> = [Date.now(), maxBytes];
+    for (const message of messages) {
+      const size = typeof message.payload === "string" ? Buffer.byteLength(message.payload) : message.payload.length;
+      if (size > maxBytes) throw new VaralError("payload_too_large", `Payload of ${size} bytes is over this queue's maximum of ${maxBytes}.`);
+      args.push(message.payload, parsePriority(message.priority ?? DEFAULT_PRIORITY), Math.max(0, Math.round(message.delayMs ?? 0)));
+    }
+    const result = await evalScript<number | string[]>(
+      this.client,
+      "enqueueBatch",
+      [this.keys.wait, this.keys.delayed, this.keys.data, this.keys.stats, this.keys.active],
+      args,
+    );
+    if (result === -1) throw this.wrongType();
+    if (typeof result === "number") throw new VaralError("invalid_input", `The batch was refused (code ${result}).`);
+    return result.map(String);
+  }
+
   async dequeue(count: number, visibilityMs: number): Promise<TakenMessage[]> {
     const flat = await evalScript<Array<Buffer | number>>(
       this.client,
@@ -131,7 +153,14 @@ export class PriorityQueue {
 
   /** True when acknowledged; false when the message was no longer ours (its visibility expired). */
   async ack(id: string): Promise<boolean> {
-    return (await evalScript<number>(this.client, "ack", [this.keys.active, this.keys.data, this.keys.stats], [id])) === 1;
+    return (await this.ackMany([id]))[0];
+  }
+
+  /** Acknowledges up to 1000 messages in one call; per id, whether it was still ours. */
+  async ackMany(ids: string[]): Promise<boolean[]> {
+    if (ids.length === 0) return [];
+    const results = await evalScript<number[]>(this.client, "ack", [this.keys.active, this.keys.data, this.keys.stats], ids.slice(0, MAX_BATCH));
+    return results.map((result) => result === 1);
   }
 
   async fail(id: string, error: string, options: { maxAttempts: number; retryAt: number }): Promise<"retry" | "dead" | "not-active"> {
