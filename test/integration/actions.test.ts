@@ -10,6 +10,7 @@ import { listAudit } from "@/server/audit/log";
 import { pollAllNow, startCollectors, stopCollectors } from "@/server/collect/collector";
 import { parseConfig } from "@/server/config/load";
 import { disconnectDb } from "@/server/db/client";
+import { evalScript } from "@/server/brokers/redis/scripts";
 import { principal } from "../support/principals";
 import { useFreshSqlite } from "../support/store";
 import { waitFor } from "../support/wait";
@@ -117,6 +118,17 @@ describe("actions", () => {
         ["operator", "action.purge"],
       ]),
     );
+  });
+
+  it("list scripts refuse keys of another type and change nothing", async () => {
+    await redis.set(`${prefix}:str`, "v");
+    await redis.rpush(`${prefix}:src`, "a");
+    expect(await evalScript(redis, "redriveList", [`${prefix}:src`, `${prefix}:str`], [10])).toBe(-1);
+    expect(await evalScript(redis, "redriveList", [`${prefix}:str`, `${prefix}:dst`], [10])).toBe(-1);
+    expect(await evalScript(redis, "purgeList", [`${prefix}:str`], [10])).toBe(-1);
+    expect(await evalScript(redis, "purgeList", [`${prefix}:none`], [10])).toBe(0);
+    expect(await redis.lrange(`${prefix}:src`, 0, -1)).toEqual(["a"]);
+    expect(await redis.get(`${prefix}:str`)).toBe("v");
   });
 
   it("purges only what was there, in bounded steps", async () => {
