@@ -1,7 +1,8 @@
 // The actions each broker supports, registered once at start.
 import { registerActionHandler } from "./registry";
 import { redisHandlers } from "../brokers/redis/actions";
+import { sqsHandlers } from "../brokers/sqs/actions";
 
 export function registerBuiltInActions(): void {
-  for (const handler of redisHandlers) registerActionHandler(handler);
+  for (const handler of [...redisHandlers, ...sqsHandlers]) registerActionHandler(handler);
 }

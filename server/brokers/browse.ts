@@ -5,6 +5,7 @@ import type { QueueSnapshot } from "../collect/snapshot";
 import { VaralError } from "../errors";
 import type { PayloadPreview } from "./preview";
 import { browseRedis } from "./redis/browse";
+import { browseSqs } from "./sqs/browse";
 
 export type ReadSideEffect = "none" | "receive-count" | "delivery-count" | "requeue-order";
 
@@ -37,12 +38,12 @@ export interface BrowseRequest {
 }
 
 export function browsable(queue: QueueSnapshot): boolean {
-  return queue.kind === "redis" && (queue.type === "list" || queue.type === "priority");
+  return (queue.kind === "redis" && (queue.type === "list" || queue.type === "priority")) || queue.kind === "sqs";
 }
 
 export async function browseMessages(request: BrowseRequest): Promise<BrowsePage> {
   if (!browsable(request.queue)) {
     throw new VaralError("not_supported", `Varal cannot read the messages of ${request.queue.kind} ${request.queue.type} queues.`);
   }
-  return browseRedis(request);
+  return request.queue.kind === "sqs" ? browseSqs(request) : browseRedis(request);
 }

@@ -23,6 +23,14 @@ export function redriveTarget(policy: string | undefined): { dlqName: string; ma
   }
 }
 
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 export function queueObservation(url: string, attributes: Record<string, string>): QueueObservation {
   const depth = count(attributes.ApproximateNumberOfMessages);
   const redrive = redriveTarget(attributes.RedrivePolicy);
@@ -39,11 +47,17 @@ export function queueObservation(url: string, attributes: Record<string, string>
     dlqName: redrive?.dlqName ?? null,
     facts: {
       url,
+      arn: attributes.QueueArn ?? null,
+      // SQS's counts are approximate and can take about a minute to settle.
       approximate: true,
       fifo: attributes.FifoQueue === "true",
+      contentBasedDeduplication: attributes.ContentBasedDeduplication === "true",
       visibilityTimeoutSeconds: count(attributes.VisibilityTimeout),
       retentionSeconds: count(attributes.MessageRetentionPeriod),
+      delaySeconds: count(attributes.DelaySeconds),
       maxReceiveCount: redrive?.maxReceiveCount ?? null,
+      redrivePolicy: attributes.RedrivePolicy ? safeJson(attributes.RedrivePolicy) : null,
+      redriveAllowPolicy: attributes.RedriveAllowPolicy ? safeJson(attributes.RedriveAllowPolicy) : null,
     },
   };
 }
