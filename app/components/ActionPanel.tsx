@@ -18,14 +18,22 @@ interface Form {
   messageIds: string;
   fromPriority: string;
   priority: string;
+  method: string;
 }
 
-const EMPTY: Form = { limit: "", maxPerSecond: "", contains: "", confirm: "", messageIds: "", fromPriority: "", priority: "0" };
+const EMPTY: Form = { limit: "", maxPerSecond: "", contains: "", confirm: "", messageIds: "", fromPriority: "", priority: "0", method: "auto" };
 
-function paramsFor(kind: string, form: Form): Record<string, unknown> {
+function paramsFor(kind: string, form: Form, brokerKind: string): Record<string, unknown> {
   const number = (value: string) => (value.trim() === "" ? undefined : Number(value));
   if (kind === "purge") return { confirm: form.confirm };
-  if (kind === "redrive") return { limit: number(form.limit), maxPerSecond: number(form.maxPerSecond), contains: form.contains || undefined };
+  if (kind === "redrive") {
+    return {
+      limit: number(form.limit),
+      maxPerSecond: number(form.maxPerSecond),
+      contains: form.contains || undefined,
+      ...(brokerKind === "sqs" ? { method: form.method } : {}),
+    };
+  }
   if (kind === "reprioritise") {
     const ids = form.messageIds.split(/[\s,]+/).filter(Boolean);
     return ids.length > 0
@@ -70,7 +78,7 @@ export function ActionPanel({ queue, canAct, pickedMessage }: { queue: QueueDeta
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [pickedMessage]);
 
-  const body = (dry: boolean) => ({ kind, target: { queue: queue.id }, params: paramsFor(kind!, form), dryRun: dry, idempotencyKey: idempotencyKey.current });
+  const body = (dry: boolean) => ({ kind, target: { queue: queue.id }, params: paramsFor(kind!, form, queue.kind), dryRun: dry, idempotencyKey: idempotencyKey.current });
   const dryRun = useMutation({ mutationFn: () => api<DryRun>("/api/actions", { method: "POST", body: body(true) }), onSuccess: setPreview });
   const run = useMutation({
     mutationFn: () => api<Action>("/api/actions", { method: "POST", body: body(false) }),
@@ -120,6 +128,16 @@ export function ActionPanel({ queue, canAct, pickedMessage }: { queue: QueueDeta
                 {field("limit", "At most", { placeholder: "all" })}
                 {field("maxPerSecond", "Messages per second", { placeholder: "no limit" })}
                 {queue.type === "priority" && field("contains", "Only if payload or error contains", { size: 16 })}
+                {queue.kind === "sqs" && (
+                  <label className="row small">
+                    How
+                    <select value={form.method} onChange={(event) => setForm({ ...form, method: event.target.value })}>
+                      <option value="auto">SQS move task (manual if unsupported)</option>
+                      <option value="move-task">SQS move task only</option>
+                      <option value="manual">By hand: receive, send, delete</option>
+                    </select>
+                  </label>
+                )}
               </>
             )}
             {kind === "purge" && (

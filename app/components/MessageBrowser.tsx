@@ -1,6 +1,7 @@
 "use client";
 // The messages of a queue, oldest or first-in-line first: for dead letters, with why they failed.
 import { useState } from "react";
+import { ApiError } from "../lib/api";
 import { formatAgo } from "../lib/format";
 import { useMessages } from "../lib/queries";
 import type { QueueDetail } from "../lib/types";
@@ -8,14 +9,26 @@ import { Payload } from "./Payload";
 
 export function MessageBrowser({ queue, onPick }: { queue: QueueDetail; onPick?: (id: string) => void }) {
   const [cursors, setCursors] = useState<Array<string | null>>([null]);
+  const [confirmed, setConfirmed] = useState(false);
   const cursor = cursors[cursors.length - 1];
-  const messages = useMessages(queue.id, queue.browsable, cursor);
+  const messages = useMessages(queue.id, queue.browsable, cursor, confirmed);
   const deadLetters = queue.facts.deadLetterOf !== undefined || queue.sources.length > 0;
+  const costly = messages.error instanceof ApiError && messages.error.status === 409 && !confirmed;
 
   return (
     <div data-testid="message-browser">
-      {messages.error && <div className="error">{messages.error.message}</div>}
+      {costly ? (
+        <div className="note" data-testid="side-effect-warning">
+          <p>{messages.error!.message}</p>
+          <button onClick={() => setConfirmed(true)}>Read anyway</button>
+        </div>
+      ) : (
+        messages.error && <div className="error">{messages.error.message}</div>
+      )}
       {messages.data?.sideEffects === "none" && <p className="small muted">Reading these messages changes nothing on the broker.</p>}
+      {messages.data && messages.data.sideEffects !== "none" && (
+        <p className="small muted">This read raised the messages&apos; {messages.data.sideEffects.replace("-", " ")}.</p>
+      )}
       {messages.data?.items.length === 0 && <p className="muted">No messages.</p>}
       {messages.data && messages.data.items.length > 0 && (
         <table>

@@ -27,6 +27,7 @@ export interface QueueDetail extends QueueSnapshot {
   sources: Array<{ id: string; depth: number | null }>;
   actions: string[];
   browsable: boolean;
+  purgeCooldownSeconds?: number;
 }
 
 export interface PayloadPreview {

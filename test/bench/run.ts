@@ -2,14 +2,14 @@
 // figures and write bench-results/<name>.json; they never pass or fail on a time.
 import { runApiBenchmark } from "./api";
 import { runRedisBenchmark } from "./redis";
+import { runSqsBenchmark } from "./sqs";
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   api: runApiBenchmark,
   redis: runRedisBenchmark,
+  sqs: runSqsBenchmark,
 };
 
-process.env.NEXT_TELEMETRY_DISABLED = "1";
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in BENCHMARKS));

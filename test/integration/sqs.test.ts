@@ -260,6 +260,21 @@ describe("SQS", () => {
     await useBroker();
   });
 
+  it("fails clearly when the destination is deleted during a redrive, and the rest stays in the DLQ", async () => {
+    const total = 60;
+    const pair = await pairWithDeadLetters(total);
+    await useBroker();
+    const id = await startAction("redrive", pair.dlqName, { method: "manual", maxPerSecond: 30, visibilitySeconds: 1 });
+    await waitFor(async () => (await getAction(id)).progress.done >= 10, { what: "some moved", timeoutMs: 20_000 });
+    await sqs.send(new DeleteQueueCommand({ QueueUrl: pair.source.url }));
+    const action = await finished(id);
+    expect(action.state).toBe("failed");
+    expect(action.error).toMatch(/a queue no longer exists/);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // What reached the deleted queue went with it; everything else is still in the DLQ.
+    expect(await depth(pair.dlq.url)).toBe(total - action.progress.done);
+  });
+
   it("reports an endpoint that refuses connections as unreachable, saying what to check", async () => {
     await stopCollectors();
     await startCollectors(parseConfig({ brokers: [{ name: "sqs", kind: "sqs", endpoint: "http://127.0.0.1:1", accessKeyId: "a", secretAccessKey: "b" }] }, "test"), { persistHistory: false });

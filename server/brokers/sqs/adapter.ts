@@ -1,4 +1,5 @@
 // SQS: lists queues page by page and reads their attributes with bounded concurrency.
+import { setMaxListeners } from "node:events";
 import { GetQueueAttributesCommand, ListQueuesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { BrokerConfigOf } from "../../config/schema";
 import { mapBounded, type AdapterContext, type BrokerAdapter, type PollResult, type QueueObservation } from "../types";
@@ -24,6 +25,9 @@ export function describeSqsError(error: unknown): string {
   const message = (error as Error).message ?? String(error);
   if (/AccessDenied|InvalidClientTokenId|SignatureDoesNotMatch|UnrecognizedClient/.test(name + message)) {
     return `access denied (${message}): check the credentials (accessKeyId/secretAccessKey or the AWS credential chain) and their IAM permissions`;
+  }
+  if (/QueueDoesNotExist|NonExistentQueue/.test(name + message)) {
+    return `a queue no longer exists (deleted while Varal was using it?): ${message}`;
   }
   if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT/.test(message)) {
     return `not reachable (${message}): check the broker's endpoint and region`;
@@ -60,6 +64,8 @@ export class SqsAdapter implements BrokerAdapter {
   }
 
   private async read(signal: AbortSignal): Promise<QueueObservation[]> {
+    // Every call in flight listens on the poll's signal.
+    setMaxListeners(ATTRIBUTE_CONCURRENCY + 8, signal);
     const urls: string[] = [];
     let nextToken: string | undefined;
     do {

@@ -63,6 +63,12 @@ export default function QueuePage() {
         </div>
       </div>
       {q.statusReason && <p className="note">{q.statusReason}</p>}
+      {q.facts.approximate === true && (
+        <p className="note small">SQS counts are approximate and can take about a minute to settle after a change.</p>
+      )}
+      {typeof q.purgeCooldownSeconds === "number" && q.purgeCooldownSeconds > 0 && (
+        <p className="note small">Purged recently: SQS allows the next purge in {q.purgeCooldownSeconds} s.</p>
+      )}
       <section className="panel stats" aria-label="Figures">
         {stats.map(([label, value]) => (
           <div key={label} className="stat">
