@@ -33,6 +33,11 @@ export default function OverviewPage() {
                 {warning}
               </div>
             ))}
+            {Array.isArray(broker.facts.exchangesWithoutAlternate) && broker.facts.exchangesWithoutAlternate.length > 0 && (
+              <div className="small muted" style={{ marginTop: 4 }} title={(broker.facts.exchangesWithoutAlternate as string[]).join(", ")}>
+                {broker.facts.exchangesWithoutAlternate.length} exchange(s) without an alternate exchange: a message no binding matches is dropped there.
+              </div>
+            )}
             {typeof broker.facts.usedMemoryBytes === "number" && (
               <div className="small muted" style={{ marginTop: 4 }}>
                 Memory {formatBytes(broker.facts.usedMemoryBytes)}

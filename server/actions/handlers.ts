@@ -1,8 +1,9 @@
 // The actions each broker supports, registered once at start.
 import { registerActionHandler } from "./registry";
+import { rabbitmqHandlers } from "../brokers/rabbitmq/actions";
 import { redisHandlers } from "../brokers/redis/actions";
 import { sqsHandlers } from "../brokers/sqs/actions";
 
 export function registerBuiltInActions(): void {
-  for (const handler of [...redisHandlers, ...sqsHandlers]) registerActionHandler(handler);
+  for (const handler of [...redisHandlers, ...rabbitmqHandlers, ...sqsHandlers]) registerActionHandler(handler);
 }

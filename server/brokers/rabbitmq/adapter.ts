@@ -1,7 +1,13 @@
 // RabbitMQ: reads queues through the management HTTP API, paged, with only the needed columns.
 import type { BrokerConfigOf } from "../../config/schema";
 import type { AdapterContext, BrokerAdapter, PollResult } from "../types";
-import { QUEUE_COLUMNS, queueObservation, type ManagementPage, type ManagementQueue } from "./parse";
+import { QUEUE_COLUMNS, queueName, queueObservation, type ManagementPage, type ManagementQueue } from "./parse";
+import { Topology, deadLetterSettings, type ManagementBinding, type ManagementExchange } from "./topology";
+
+interface ManagementConsumer {
+  queue: { name: string; vhost: string };
+  prefetch_count: number;
+}
 
 const PAGE_SIZE = 500;
 
@@ -32,10 +38,14 @@ export class RabbitMqManagement {
   }
 
   async get<T>(path: string, signal: AbortSignal): Promise<T> {
+    return (await this.request("GET", path, signal)).json() as Promise<T>;
+  }
+
+  async request(method: string, path: string, signal: AbortSignal): Promise<Response> {
     this.context.countCalls();
     let response: Response;
     try {
-      response = await fetch(`${this.base}${path}`, { headers: { authorization: this.authorization }, signal });
+      response = await fetch(`${this.base}${path}`, { method, headers: { authorization: this.authorization }, signal });
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       throw new Error(
@@ -50,9 +60,9 @@ export class RabbitMqManagement {
       );
     }
     if (!response.ok) {
-      throw new Error(`RabbitMQ management API answered ${response.status} to GET ${path.split("?")[0]}`);
+      throw new Error(`RabbitMQ management API answered ${response.status} to ${method} ${path.split("?")[0]}`);
     }
-    return (await response.json()) as T;
+    return response;
   }
 }
 
@@ -75,8 +85,32 @@ export class RabbitMqAdapter implements BrokerAdapter {
       queues.push(...result.items);
       if (page >= result.page_count) break;
     }
+    // Topology and consumers: three more calls, whatever the number of queues.
+    const [bindings, exchanges, consumers] = await Promise.all([
+      this.management.get<ManagementBinding[]>("/api/bindings", signal),
+      this.management.get<ManagementExchange[]>("/api/exchanges?columns=name,vhost,type,arguments,policy", signal),
+      this.management.get<ManagementConsumer[]>("/api/consumers", signal),
+    ]);
+    const topology = new Topology(bindings, exchanges);
+    const prefetch = new Map<string, number[]>();
+    for (const consumer of consumers) {
+      const name = queueName(consumer.queue.vhost, consumer.queue.name);
+      prefetch.set(name, [...(prefetch.get(name) ?? []), consumer.prefetch_count]);
+    }
     const now = Date.now();
-    return { queues: queues.map((queue) => queueObservation(queue, now)) };
+    const observations = queues.map((queue) => {
+      const settings = deadLetterSettings(queue.arguments, queue.effective_policy_definition);
+      const deadLetter = settings ? { ...settings, queues: topology.route(queue.vhost, settings.exchange, settings.routingKey ?? queue.name) } : null;
+      return queueObservation(queue, now, { deadLetter, consumerPrefetch: prefetch.get(queueName(queue.vhost, queue.name)) ?? [] });
+    });
+    const unguarded = topology.exchangesWithoutAlternate();
+    return {
+      queues: observations,
+      health: {
+        facts: { exchangesWithoutAlternate: unguarded.map((exchange) => (exchange.vhost === "/" ? exchange.name : `${exchange.vhost}/${exchange.name}`)) },
+        warnings: [],
+      },
+    };
   }
 
   async close(): Promise<void> {}

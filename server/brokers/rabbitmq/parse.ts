@@ -1,5 +1,6 @@
 // Pure: RabbitMQ management API responses to queue observations.
 import type { QueueObservation } from "../types";
+import type { DeadLetterSettings } from "./topology";
 
 /** The columns asked of /api/queues: a fraction of the full objects, which carry large stats. */
 export const QUEUE_COLUMNS = [
@@ -14,6 +15,8 @@ export const QUEUE_COLUMNS = [
   "memory",
   "arguments",
   "head_message_timestamp",
+  "policy",
+  "effective_policy_definition",
   "message_stats.publish_details.rate",
   "message_stats.deliver_get_details.rate",
   "message_stats.ack_details.rate",
@@ -31,6 +34,8 @@ export interface ManagementQueue {
   memory?: number;
   arguments?: Record<string, unknown>;
   head_message_timestamp?: number | null;
+  policy?: string | null;
+  effective_policy_definition?: Record<string, unknown> | null;
   message_stats?: {
     publish_details?: { rate?: number };
     deliver_get_details?: { rate?: number };
@@ -55,13 +60,21 @@ function numberOrNull(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) ? value : null;
 }
 
-export function queueObservation(queue: ManagementQueue, nowMs: number): QueueObservation {
-  const args = queue.arguments ?? {};
-  const dlx = typeof args["x-dead-letter-exchange"] === "string" ? (args["x-dead-letter-exchange"] as string) : null;
-  const dlRoutingKey = typeof args["x-dead-letter-routing-key"] === "string" ? (args["x-dead-letter-routing-key"] as string) : null;
-  // Through the default exchange the routing key is the DLQ's name; other exchanges are
-  // followed through their bindings by the topology reader.
-  const dlqName = dlx === "" && dlRoutingKey ? queueName(queue.vhost, dlRoutingKey) : null;
+export interface QueueContext {
+  /** Where this queue's dead letters go, found through the topology. */
+  deadLetter: (DeadLetterSettings & { queues: string[] }) | null;
+  consumerPrefetch: number[];
+}
+
+export function queueObservation(queue: ManagementQueue, nowMs: number, context: QueueContext): QueueObservation {
+  const deadLetter = context.deadLetter;
+  const warnings: string[] = [];
+  if (context.consumerPrefetch.includes(0)) {
+    warnings.push("A consumer has unlimited prefetch: it takes the whole backlog and other consumers get nothing. Set basic.qos.");
+  }
+  if (deadLetter && deadLetter.queues.length === 0) {
+    warnings.push(`Dead letters go to exchange "${deadLetter.exchange}", which routes them to no queue: they are dropped.`);
+  }
   const ready = numberOrNull(queue.messages_ready);
   const headTimestamp = numberOrNull(queue.head_message_timestamp);
   return {
@@ -76,15 +89,23 @@ export function queueObservation(queue: ManagementQueue, nowMs: number): QueueOb
     lagMessages: ready,
     // head_message_timestamp is the publisher's timestamp property, in seconds, when set.
     lagSeconds: headTimestamp !== null && ready ? Math.max(0, nowMs / 1000 - headTimestamp) : ready === 0 ? 0 : null,
-    dlqName,
+    dlqName: deadLetter?.queues[0] ?? null,
     facts: {
       vhost: queue.vhost,
+      queue: queue.name,
       queueType: queue.type ?? "classic",
       state: queue.state ?? null,
       consumerCapacity: numberOrNull(queue.consumer_capacity),
       memoryBytes: numberOrNull(queue.memory),
-      deadLetterExchange: dlx,
-      deadLetterRoutingKey: dlRoutingKey,
+      policy: queue.policy ?? null,
+      maxPriority: numberOrNull(queue.arguments?.["x-max-priority"]),
+      deadLetterExchange: deadLetter?.exchange ?? null,
+      deadLetterRoutingKey: deadLetter?.routingKey ?? null,
+      deadLetterFrom: deadLetter?.from ?? null,
+      deadLetterQueues: deadLetter?.queues ?? [],
+      deliveryLimit: deadLetter?.deliveryLimit ?? numberOrNull(queue.arguments?.["x-delivery-limit"] ?? queue.effective_policy_definition?.["delivery-limit"]),
+      consumerPrefetch: context.consumerPrefetch,
+      warnings,
     },
   };
 }

@@ -63,6 +63,12 @@ export default function QueuePage() {
         </div>
       </div>
       {q.statusReason && <p className="note">{q.statusReason}</p>}
+      {Array.isArray(q.facts.warnings) &&
+        (q.facts.warnings as string[]).map((warning) => (
+          <p key={warning} className="note" style={{ borderColor: "var(--warning)" }}>
+            {warning}
+          </p>
+        ))}
       {q.facts.approximate === true && (
         <p className="note small">SQS counts are approximate and can take about a minute to settle after a change.</p>
       )}

@@ -1,0 +1,208 @@
+// Actions on RabbitMQ queues. Redrive takes messages over AMQP with manual acks, publishes
+// each (mandatory, with publisher confirms) to where it died from (x-death) or to a chosen
+// queue, and acks the original only after the broker confirmed the copy: at every instant
+// each message is in one of the two queues, or in both (a copy with the same message id).
+import type { ConfirmChannel, ConsumeMessage } from "amqplib";
+import { z } from "zod";
+import type { QueueActionHandler, QueueActionTarget, RunContext } from "../../actions/types";
+import { collectorState } from "../../collect/state";
+import type { BrokerConfigOf } from "../../config/schema";
+import { VaralError } from "../../errors";
+import { RabbitMqManagement } from "./adapter";
+import { connectAmqp, copyProperties, parseXDeath } from "./amqp";
+
+const PREFETCH = 500;
+const IDLE_MS = 1_000;
+
+function amqpQueueName(target: QueueActionTarget): { vhost: string; queue: string } {
+  return { vhost: String(target.queue.facts.vhost ?? "/"), queue: String(target.queue.facts.queue ?? target.queue.name) };
+}
+
+function managementFor(target: QueueActionTarget): RabbitMqManagement {
+  return new RabbitMqManagement(target.broker as BrokerConfigOf<"rabbitmq">, { countCalls: () => undefined });
+}
+
+const redriveParams = z.object({
+  limit: z.number().int().positive().optional(),
+  maxPerSecond: z.number().positive().optional(),
+  /** A queue of the same vhost to send every message to, instead of where each died from. */
+  destination: z.string().min(1).max(255).optional(),
+});
+type RedriveParams = z.infer<typeof redriveParams>;
+
+interface Route {
+  exchange: string;
+  routingKey: string;
+}
+
+function routeOf(message: ConsumeMessage, destination: string | undefined): Route | null {
+  if (destination) return { exchange: "", routingKey: destination };
+  const [death] = parseXDeath(message.properties.headers);
+  if (!death) return null;
+  return { exchange: death.exchange, routingKey: death.routingKeys[0] ?? death.queue };
+}
+
+async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> {
+  const { vhost, queue } = amqpQueueName(context);
+  const config = context.broker as BrokerConfigOf<"rabbitmq">;
+  const connection = await connectAmqp({ ...config, url: withVhost(config.url, vhost) }, `redrive ${queue}`);
+  const limit = context.params.limit ?? Number.MAX_SAFE_INTEGER;
+  let moved = 0;
+  let received = 0;
+  let inFlight = 0;
+  let failure: Error | null = null;
+  let lastDelivery = Date.now();
+  const started = Date.now();
+  try {
+    const channel: ConfirmChannel = await connection.createConfirmChannel();
+    await channel.prefetch(Math.min(PREFETCH, limit));
+    const unroutable = new Set<string>();
+    channel.on("return", (returned) => unroutable.add(String(returned.properties.headers?.["x-varal-redrive"])));
+    const total = Math.min(limit, (await channel.checkQueue(queue)).messageCount);
+    await context.progress(0, total);
+    let consumerTag: string | null = null;
+    const stop = async () => {
+      if (consumerTag) {
+        const tag = consumerTag;
+        consumerTag = null;
+        await channel.cancel(tag).catch(() => undefined);
+      }
+    };
+    const onMessage = (message: ConsumeMessage | null) => {
+      if (!message) {
+        failure ??= new Error(`queue ${queue} was deleted during the redrive`);
+        return;
+      }
+      lastDelivery = Date.now();
+      if (received >= limit || failure || context.signal.aborted) {
+        channel.nack(message, false, true);
+        return;
+      }
+      received++;
+      const route = routeOf(message, context.params.destination);
+      if (!route) {
+        channel.nack(message, false, true);
+        failure ??= new VaralError("invalid_input", `Message ${message.properties.messageId ?? `#${received}`} has no x-death header, so where it came from is unknown: give params.destination.`);
+        return;
+      }
+      const tag = `${context.actionId}:${message.fields.deliveryTag}`;
+      inFlight++;
+      channel.publish(route.exchange, route.routingKey, message.content, { ...copyProperties(message, { "x-varal-redrive": tag }), mandatory: true }, (error) => {
+        inFlight--;
+        if (error || unroutable.has(tag)) {
+          // Not taken by the broker, or routed nowhere: the original stays where it was.
+          channel.nack(message, false, true);
+          failure ??= new Error(
+            error
+              ? `RabbitMQ did not confirm a copy: ${error.message}`
+              : `exchange "${route.exchange}" routes "${route.routingKey}" to no queue: give params.destination`,
+          );
+          return;
+        }
+        channel.ack(message);
+        moved++;
+      });
+      if (received >= limit) void stop();
+    };
+    consumerTag = (await channel.consume(queue, onMessage)).consumerTag;
+    while (!failure) {
+      if (context.signal.aborted) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await context.progress(moved, total).catch(() => undefined);
+      if (received >= limit && inFlight === 0) break;
+      if (Date.now() - lastDelivery > IDLE_MS && inFlight === 0) {
+        if ((await channel.checkQueue(queue)).messageCount === 0) break;
+      }
+      if (context.params.maxPerSecond) {
+        const ahead = (received / context.params.maxPerSecond) * 1000 - (Date.now() - started);
+        if (ahead > 0 && consumerTag) {
+          await stop();
+          await new Promise((resolve) => setTimeout(resolve, ahead));
+          if (!context.signal.aborted && received < limit) consumerTag = (await channel.consume(queue, onMessage)).consumerTag;
+        }
+      }
+    }
+    await stop();
+    while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await channel.waitForConfirms().catch(() => undefined);
+    await channel.close();
+    if (context.signal.aborted) throw context.signal.reason;
+    if (failure) throw failure;
+    return { moved, destination: context.params.destination ?? "where each message died from (x-death)" };
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+}
+
+export function withVhost(url: string, vhost: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${encodeURIComponent(vhost)}`;
+  return parsed.toString();
+}
+
+export const redrive: QueueActionHandler<RedriveParams> = {
+  kind: "redrive",
+  brokerKind: "rabbitmq",
+  params: redriveParams,
+  appliesTo: (queue) =>
+    queue.facts.queueType !== "stream" &&
+    (collectorState().brokers.get(queue.broker)?.snapshots.some((other) => other.dlq?.id === queue.id) ?? false),
+  check(target, params) {
+    if (target.queue.facts.queueType === "stream") throw new VaralError("invalid_input", "Stream queues keep their messages; there is nothing to redrive from them.");
+    if (params.destination) {
+      const { vhost } = amqpQueueName(target);
+      const name = vhost === "/" ? params.destination : `${vhost}/${params.destination}`;
+      if (!collectorState().brokers.get(target.broker.name)?.byName.has(name)) {
+        throw new VaralError("not_found", `No queue "${params.destination}" in vhost ${vhost}: params.destination names a queue of the same vhost.`);
+      }
+    }
+  },
+  async dryRun(target, params) {
+    const depth = target.queue.depth ?? 0;
+    return {
+      wouldAffect: Math.min(depth, params.limit ?? depth),
+      sample: [],
+      warnings: [
+        params.destination
+          ? `Every message goes to queue ${params.destination}.`
+          : "Each message goes back to the exchange and routing key it died from (its x-death header); one without x-death stops the redrive.",
+        "Each copy keeps the original's properties and headers and gains x-varal-redrive; the original is acked only after RabbitMQ confirmed the copy.",
+      ],
+    };
+  },
+  run: redriveRun,
+};
+
+const purgeParams = z.object({ confirm: z.string().optional() });
+type PurgeParams = z.infer<typeof purgeParams>;
+
+export const purge: QueueActionHandler<PurgeParams> = {
+  kind: "purge",
+  brokerKind: "rabbitmq",
+  params: purgeParams,
+  appliesTo: (queue) => queue.facts.queueType !== "stream",
+  check(target, params, mode) {
+    if (mode === "run" && params.confirm !== target.queue.name) {
+      throw new VaralError("invalid_input", `To purge, type the queue's name exactly: params.confirm must be "${target.queue.name}".`);
+    }
+  },
+  async dryRun(target) {
+    return {
+      wouldAffect: target.queue.depth,
+      sample: [],
+      warnings: ["Purge deletes the ready messages and cannot be undone; messages delivered and not yet acked are kept."],
+    };
+  },
+  async run(context) {
+    const { vhost, queue } = amqpQueueName(context);
+    const total = context.queue.depth;
+    await context.progress(0, total);
+    await managementFor(context).request("DELETE", `/api/queues/${encodeURIComponent(vhost)}/${encodeURIComponent(queue)}/contents`, context.signal);
+    await context.progress(total ?? 0, total);
+    return { purged: total };
+  },
+};
+
+export const rabbitmqHandlers = [redrive, purge] as QueueActionHandler<never>[];
+
+

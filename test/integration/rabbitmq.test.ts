@@ -1,0 +1,242 @@
+// RabbitMQ: dead-letter topology from arguments and policies, redrive of classic and
+// quorum DLQs with every message counted, a redrive whose connection is closed by force.
+import crypto from "node:crypto";
+import amqp, { type Channel, type ChannelModel } from "amqplib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registerBuiltInActions } from "@/server/actions/handlers";
+import { actionsFor } from "@/server/actions/registry";
+import { actionRunner } from "@/server/actions/runner";
+import { getAction, requestAction } from "@/server/actions/service";
+import { pollAllNow, startCollectors, stopCollectors } from "@/server/collect/collector";
+import { getQueue, listBrokers } from "@/server/collect/queries";
+import { parseConfig } from "@/server/config/load";
+import { disconnectDb } from "@/server/db/client";
+import { principal } from "../support/principals";
+import { useFreshSqlite } from "../support/store";
+import { waitFor } from "../support/wait";
+
+const MANAGEMENT = "http://127.0.0.1:15672";
+const AUTH = `Basic ${Buffer.from("guest:guest").toString("base64")}`;
+const run = crypto.randomBytes(3).toString("hex");
+const prefix = `rmq-${run}-`;
+const operator = principal("operator", "ops");
+let connection: ChannelModel;
+let channel: Channel;
+const queues: string[] = [];
+const exchanges: string[] = [];
+
+async function management(method: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${MANAGEMENT}${path}`, { method, headers: { authorization: AUTH, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+/** A source queue dead-lettering through a direct exchange into a DLQ of the given type. */
+async function pair(type: "classic" | "quorum") {
+  const base = `${prefix}${type}-${queues.length}`;
+  const dlx = `${base}-dlx`;
+  await channel.assertExchange(dlx, "direct", { durable: true });
+  exchanges.push(dlx);
+  const typeArgs = { "x-queue-type": type };
+  await channel.assertQueue(`${base}-dlq`, { durable: true, arguments: typeArgs });
+  await channel.bindQueue(`${base}-dlq`, dlx, "dead");
+  await channel.assertQueue(base, { durable: true, arguments: { ...typeArgs, "x-dead-letter-exchange": dlx, "x-dead-letter-routing-key": "dead" } });
+  queues.push(base, `${base}-dlq`);
+  return { source: base, dlq: `${base}-dlq` };
+}
+
+/** Publishes `count` messages to the source, then rejects each: RabbitMQ dead-letters them. */
+async function deadLetter(source: string, count: number): Promise<string[]> {
+  const confirm = await connection.createConfirmChannel();
+  const ids = Array.from({ length: count }, (_, i) => `${source}-m${i}`);
+  for (const id of ids) confirm.sendToQueue(source, Buffer.from(`body of ${id}`), { messageId: id, persistent: true });
+  await confirm.waitForConfirms();
+  await confirm.close();
+  const reject = await connection.createChannel();
+  await reject.prefetch(500);
+  let rejected = 0;
+  await reject.consume(source, (message) => {
+    if (!message) return;
+    reject.nack(message, false, false);
+    rejected++;
+  });
+  await waitFor(() => rejected >= count, { what: "every message rejected" });
+  await reject.close();
+  return ids;
+}
+
+async function readyCount(queue: string): Promise<number> {
+  return (await channel.checkQueue(queue)).messageCount;
+}
+
+/** Takes every message off a queue, returning message ids (duplicates included). */
+async function drainIds(queue: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (;;) {
+    const message = await channel.get(queue, { noAck: true });
+    if (!message) return ids;
+    ids.push(String(message.properties.messageId));
+  }
+}
+
+async function action(kind: "redrive" | "purge", queue: string, params: Record<string, unknown>) {
+  const outcome = await requestAction(operator, { kind, target: { queue: `rabbitmq/${queue}` }, params, idempotencyKey: crypto.randomUUID() }, null);
+  if (!("action" in outcome)) throw new Error("expected an action");
+  return outcome.action.id;
+}
+
+async function finished(id: string) {
+  return waitFor(async () => {
+    const state = await getAction(id);
+    return ["succeeded", "failed", "cancelled"].includes(state.state) ? state : null;
+  }, { what: `action ${id}`, timeoutMs: 60_000 });
+}
+
+/** The management API's view catches up within its statistics interval (about 5 s). */
+async function pollUntil(check: () => boolean, what: string) {
+  await waitFor(async () => {
+    await pollAllNow();
+    try {
+      return check();
+    } catch {
+      return false;
+    }
+  }, { what, timeoutMs: 20_000, intervalMs: 500 });
+}
+
+beforeAll(async () => {
+  await useFreshSqlite();
+  registerBuiltInActions();
+  connection = await amqp.connect("amqp://guest:guest@127.0.0.1:5672");
+  channel = await connection.createChannel();
+  await startCollectors(parseConfig({ pollIntervalMs: 60_000, brokers: [{ name: "rabbitmq", kind: "rabbitmq" }] }, "test"), { persistHistory: false });
+  await actionRunner().start();
+});
+
+afterAll(async () => {
+  await actionRunner().stop();
+  await stopCollectors();
+  await disconnectDb();
+  await management("DELETE", `/api/policies/%2F/${prefix}policy`);
+  for (const queue of queues) await channel.deleteQueue(queue).catch(() => undefined);
+  for (const exchange of exchanges) await channel.deleteExchange(exchange).catch(() => undefined);
+  await connection.close();
+});
+
+describe("RabbitMQ", () => {
+  it("follows dead-letter arguments and policies through the exchange's bindings", async () => {
+    const { source, dlq } = await pair("classic");
+    const byPolicy = `${prefix}policy-source`;
+    await channel.assertQueue(byPolicy, { durable: true });
+    queues.push(byPolicy);
+    expect(
+      (await management("PUT", `/api/policies/%2F/${prefix}policy`, { pattern: `^${prefix}policy-`, definition: { "dead-letter-exchange": `${source}-dlx`, "dead-letter-routing-key": "dead" }, "apply-to": "queues" })).status,
+    ).toBeLessThan(300);
+    const orphan = `${prefix}orphan`;
+    await channel.assertQueue(orphan, { durable: true, arguments: { "x-dead-letter-exchange": `${source}-dlx`, "x-dead-letter-routing-key": "nowhere" } });
+    queues.push(orphan);
+    await pollUntil(() => getQueue(`rabbitmq/${byPolicy}`).dlq?.id === `rabbitmq/${dlq}`, "the policy's dead-letter exchange to show");
+    expect(getQueue(`rabbitmq/${source}`)).toMatchObject({ dlq: { id: `rabbitmq/${dlq}` }, facts: { deadLetterFrom: "arguments", deadLetterExchange: `${source}-dlx` } });
+    expect(getQueue(`rabbitmq/${byPolicy}`).facts).toMatchObject({ deadLetterFrom: "policy" });
+    expect(getQueue(`rabbitmq/${dlq}`).sources.map((entry) => entry.id).sort()).toEqual([`rabbitmq/${byPolicy}`, `rabbitmq/${source}`].sort());
+    expect(getQueue(`rabbitmq/${orphan}`).facts.warnings).toEqual([expect.stringContaining("routes them to no queue: they are dropped")]);
+    expect(actionsFor(getQueue(`rabbitmq/${dlq}`))).toEqual(["redrive", "purge"]);
+    expect(actionsFor(getQueue(`rabbitmq/${source}`))).toEqual(["purge"]);
+    expect(listBrokers()[0].facts.exchangesWithoutAlternate).toEqual(expect.arrayContaining([`${source}-dlx`]));
+  });
+
+  it("flags unlimited prefetch and reads a quorum delivery limit", async () => {
+    const limited = `${prefix}limited`;
+    await channel.assertQueue(limited, { durable: true, arguments: { "x-queue-type": "quorum", "x-delivery-limit": 5 } });
+    queues.push(limited);
+    const hoarder = await connection.createChannel();
+    await hoarder.consume(limited, () => undefined);
+    await pollUntil(() => (getQueue(`rabbitmq/${limited}`).facts.consumerPrefetch as number[]).length === 1, "the consumer to show");
+    expect(getQueue(`rabbitmq/${limited}`).facts).toMatchObject({ deliveryLimit: 5, queueType: "quorum", consumerPrefetch: [0] });
+    expect(getQueue(`rabbitmq/${limited}`).facts.warnings).toEqual([expect.stringContaining("unlimited prefetch")]);
+    await hoarder.close();
+  });
+
+  for (const type of ["classic", "quorum"] as const) {
+    it(`redrives a ${type} DLQ back where each message died, every message counted`, async () => {
+      const { source, dlq } = await pair(type);
+      const ids = await deadLetter(source, 200);
+      await waitFor(async () => (await readyCount(dlq)) === 200, { what: "200 dead letters" });
+      await pollUntil(() => getQueue(`rabbitmq/${dlq}`).sources.length === 1, "the DLQ's source");
+      const done = await finished(await action("redrive", dlq, {}));
+      expect(done).toMatchObject({ state: "succeeded", result: { moved: 200 } });
+      expect(await readyCount(dlq)).toBe(0);
+      expect((await drainIds(source)).sort()).toEqual([...ids].sort());
+    });
+  }
+
+  it("loses nothing when the redrive's connection is closed by force halfway", async () => {
+    const total = 3000;
+    const { source, dlq } = await pair("quorum");
+    const ids = await deadLetter(source, total);
+    await waitFor(async () => (await readyCount(dlq)) === total, { what: "dead letters", timeoutMs: 60_000 });
+    await pollUntil(() => getQueue(`rabbitmq/${dlq}`).sources.length === 1, "the DLQ's source");
+    const id = await action("redrive", dlq, { maxPerSecond: 250 });
+    await waitFor(async () => (await readyCount(source)) > 300, { what: "the redrive under way" });
+    // The management API lists a connection once its statistics arrive, a few seconds in.
+    const ours = await waitFor(async () => {
+      const connections = (await (await management("GET", "/api/connections?columns=name,client_properties")).json()) as Array<{
+        name: string;
+        client_properties: { connection_name?: string };
+      }>;
+      const found = connections.filter((entry) => entry.client_properties.connection_name === `varal redrive ${dlq}`);
+      return found.length > 0 ? found : null;
+    }, { what: "the redrive's connection in the management API", timeoutMs: 15_000, intervalMs: 250 });
+    expect(ours.length).toBe(1);
+    expect(await readyCount(dlq)).toBeGreaterThan(0);
+    expect((await management("DELETE", `/api/connections/${encodeURIComponent(ours[0].name)}`)).status).toBeLessThan(300);
+    const done = await finished(id);
+    expect(done.state).toBe("failed");
+    const seen = [...(await drainIds(source)), ...(await drainIds(dlq))];
+    // Each message is somewhere; a message copied but not yet acked is in both, same id.
+    expect(new Set(seen)).toEqual(new Set(ids));
+    expect(seen.length).toBeGreaterThanOrEqual(total);
+  });
+
+  it("stops at a message with no x-death, asking for a destination, and keeps it", async () => {
+    const { source, dlq } = await pair("classic");
+    channel.sendToQueue(dlq, Buffer.from("put here by hand"), { messageId: "manual-1" });
+    await waitFor(async () => (await readyCount(dlq)) === 1, { what: "the message" });
+    await pollUntil(() => getQueue(`rabbitmq/${dlq}`).sources.length === 1, "the DLQ's source");
+    const done = await finished(await action("redrive", dlq, {}));
+    expect(done).toMatchObject({ state: "failed", error: expect.stringContaining("has no x-death header") });
+    expect(await readyCount(dlq)).toBe(1);
+    const moved = await finished(await action("redrive", dlq, { destination: source }));
+    expect(moved).toMatchObject({ state: "succeeded", result: { moved: 1 } });
+    expect(await drainIds(source)).toEqual(["manual-1"]);
+  });
+
+  it("purges through the management API", async () => {
+    const { source, dlq } = await pair("classic");
+    await deadLetter(source, 20);
+    await waitFor(async () => (await readyCount(dlq)) === 20, { what: "dead letters" });
+    await pollUntil(() => getQueue(`rabbitmq/${dlq}`).depth !== null, "the DLQ");
+    expect((await finished(await action("purge", dlq, { confirm: dlq }))).state).toBe("succeeded");
+    expect(await readyCount(dlq)).toBe(0);
+  });
+
+  it("says so when the management API refuses the credentials or is not there", async () => {
+    await stopCollectors();
+    await startCollectors(
+      parseConfig(
+        {
+          brokers: [
+            { name: "wrong-password", kind: "rabbitmq", url: "amqp://guest:nope@127.0.0.1:5672" },
+            { name: "no-plugin", kind: "rabbitmq", managementUrl: "http://127.0.0.1:1" },
+          ],
+        },
+        "test",
+      ),
+      { persistHistory: false },
+    );
+    await pollAllNow();
+    const [wrong, missing] = listBrokers();
+    expect(wrong.lastError).toBe("RabbitMQ management API refused the credentials for user guest: set brokers.wrong-password.username and password");
+    expect(missing.lastError).toMatch(/is not reachable .*: check brokers\.no-plugin\.managementUrl and that the rabbitmq_management plugin is enabled/);
+    await stopCollectors();
+    await startCollectors(parseConfig({ pollIntervalMs: 60_000, brokers: [{ name: "rabbitmq", kind: "rabbitmq" }] }, "test"), { persistHistory: false });
+  });
+});
