@@ -4,6 +4,7 @@ import type { BrokerConfig } from "../config/schema";
 import type { QueueSnapshot } from "../collect/snapshot";
 import { VaralError } from "../errors";
 import type { PayloadPreview } from "./preview";
+import { browseRabbitMq } from "./rabbitmq/browse";
 import { browseRedis } from "./redis/browse";
 import { browseSqs } from "./sqs/browse";
 
@@ -38,12 +39,23 @@ export interface BrowseRequest {
 }
 
 export function browsable(queue: QueueSnapshot): boolean {
-  return (queue.kind === "redis" && (queue.type === "list" || queue.type === "priority")) || queue.kind === "sqs";
+  return (
+    (queue.kind === "redis" && (queue.type === "list" || queue.type === "priority")) ||
+    queue.kind === "sqs" ||
+    (queue.kind === "rabbitmq" && queue.facts.queueType !== "stream")
+  );
 }
 
 export async function browseMessages(request: BrowseRequest): Promise<BrowsePage> {
   if (!browsable(request.queue)) {
     throw new VaralError("not_supported", `Varal cannot read the messages of ${request.queue.kind} ${request.queue.type} queues.`);
   }
-  return request.queue.kind === "sqs" ? browseSqs(request) : browseRedis(request);
+  switch (request.queue.kind) {
+    case "sqs":
+      return browseSqs(request);
+    case "rabbitmq":
+      return browseRabbitMq(request);
+    default:
+      return browseRedis(request);
+  }
 }

@@ -1,9 +1,11 @@
 // RabbitMQ: dead-letter topology from arguments and policies, redrive of classic and
 // quorum DLQs with every message counted, a redrive whose connection is closed by force.
 import crypto from "node:crypto";
-import amqp, { type Channel, type ChannelModel } from "amqplib";
+import amqp, { type Channel, type ChannelModel, type GetMessage } from "amqplib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerBuiltInActions } from "@/server/actions/handlers";
+import { browseMessages } from "@/server/brokers/browse";
+import { collectorState } from "@/server/collect/state";
 import { actionsFor } from "@/server/actions/registry";
 import { actionRunner } from "@/server/actions/runner";
 import { getAction, requestAction } from "@/server/actions/service";
@@ -77,7 +79,7 @@ async function drainIds(queue: string): Promise<string[]> {
   }
 }
 
-async function action(kind: "redrive" | "purge", queue: string, params: Record<string, unknown>) {
+async function action(kind: "redrive" | "purge" | "reprioritise", queue: string, params: Record<string, unknown>) {
   const outcome = await requestAction(operator, { kind, target: { queue: `rabbitmq/${queue}` }, params, idempotencyKey: crypto.randomUUID() }, null);
   if (!("action" in outcome)) throw new Error("expected an action");
   return outcome.action.id;
@@ -216,6 +218,95 @@ describe("RabbitMQ", () => {
     await pollUntil(() => getQueue(`rabbitmq/${dlq}`).depth !== null, "the DLQ");
     expect((await finished(await action("purge", dlq, { confirm: dlq }))).state).toBe("succeeded");
     expect(await readyCount(dlq)).toBe(0);
+  });
+
+  it("asks before reading, then shows x-death; a quorum DLQ keeps its delivery counts", async () => {
+    for (const type of ["classic", "quorum"] as const) {
+      const { source, dlq } = await pair(type);
+      await deadLetter(source, 3);
+      await waitFor(async () => (await readyCount(dlq)) === 3, { what: "dead letters" });
+      await pollUntil(() => getQueue(`rabbitmq/${dlq}`).sources.length === 1, "the DLQ's source");
+      const broker = collectorState().brokers.get("rabbitmq")!.config;
+      await expect(browseMessages({ queue: getQueue(`rabbitmq/${dlq}`), broker, limit: 10, confirmSideEffects: false })).rejects.toMatchObject({
+        code: "conflict",
+        details: { sideEffects: "requeue-order" },
+      });
+      const page = await browseMessages({ queue: getQueue(`rabbitmq/${dlq}`), broker, limit: 10, confirmSideEffects: true });
+      expect(page.sideEffects).toBe("requeue-order");
+      expect(page.items.map((item) => item.id).sort()).toEqual([0, 1, 2].map((i) => `${source}-m${i}`));
+      expect(page.items[0]).toMatchObject({ reason: `rejected in ${source}`, attempts: 1, payload: { encoding: "utf8" } });
+      expect(page.items[0].headers["x-death"]).toEqual([expect.objectContaining({ queue: source, reason: "rejected", count: 1, exchange: "", routingKeys: [source] })]);
+      expect(await readyCount(dlq)).toBe(3);
+      const again = await channel.get(dlq, { noAck: false });
+      if (!again) throw new Error("message missing");
+      if (type === "quorum") expect(again.properties.headers?.["x-delivery-count"] ?? 0).toBe(0);
+      else expect(again.fields.redelivered).toBe(true);
+      channel.nack(again, false, true);
+    }
+  });
+
+  it("re-prioritises a message of a priority queue ahead of the others, keeping them all", async () => {
+    const name = `${prefix}priority`;
+    await channel.assertQueue(name, { durable: true, arguments: { "x-max-priority": 10 } });
+    queues.push(name);
+    for (let i = 0; i < 5; i++) channel.sendToQueue(name, Buffer.from(`report ${i}`), { messageId: `r${i}`, priority: 1 });
+    channel.sendToQueue(name, Buffer.from("fraud cancellation"), { messageId: "urgent", priority: 1 });
+    await waitFor(async () => (await readyCount(name)) === 6, { what: "six messages" });
+    await pollUntil(() => getQueue(`rabbitmq/${name}`).depth === 6, "the queue's depth");
+    expect(actionsFor(getQueue(`rabbitmq/${name}`))).toEqual(["purge", "reprioritise"]);
+    await expect(action("reprioritise", name, { messageIds: ["urgent"], priority: 11 })).rejects.toMatchObject({ code: "invalid_input" });
+    const done = await finished(await action("reprioritise", name, { messageIds: ["urgent"], priority: 9 }));
+    expect(done).toMatchObject({ state: "succeeded", result: { changed: 1, republished: 6 } });
+    const ids = await drainIds(name);
+    expect(ids[0]).toBe("urgent");
+    expect(ids.sort()).toEqual(["r0", "r1", "r2", "r3", "r4", "urgent"]);
+  });
+
+  it("works in a vhost named with a slash and spaces", async () => {
+    const vhost = `${prefix}team a/ops`;
+    const encoded = encodeURIComponent(vhost);
+    expect((await management("PUT", `/api/vhosts/${encoded}`)).status).toBeLessThan(300);
+    await management("PUT", `/api/permissions/${encoded}/guest`, { configure: ".*", write: ".*", read: ".*" });
+    const other = await amqp.connect(`amqp://guest:guest@127.0.0.1:5672/${encoded}`);
+    try {
+      const ch = await other.createChannel();
+      await ch.assertExchange("dlx", "direct");
+      await ch.assertQueue("dead");
+      await ch.bindQueue("dead", "dlx", "d");
+      await ch.assertQueue("work", { arguments: { "x-dead-letter-exchange": "dlx", "x-dead-letter-routing-key": "d" } });
+      ch.sendToQueue("work", Buffer.from("x"), { messageId: "v1" });
+      const message = (await waitFor(() => ch.get("work", { noAck: false }), { what: "the message" })) as GetMessage;
+      ch.nack(message, false, false);
+      await waitFor(async () => (await ch.checkQueue("dead")).messageCount === 1, { what: "the dead letter" });
+      await pollUntil(() => getQueue(`rabbitmq/${vhost}/dead`).sources.length === 1, "the vhost's queues");
+      expect(getQueue(`rabbitmq/${vhost}/work`)).toMatchObject({ name: `${vhost}/work`, dlq: { id: `rabbitmq/${vhost}/dead` }, facts: { vhost, queue: "work" } });
+      const done = await finished(await action("redrive", `${vhost}/dead`, {}));
+      expect(done).toMatchObject({ state: "succeeded", result: { moved: 1 } });
+      expect((await ch.checkQueue("work")).messageCount).toBe(1);
+    } finally {
+      await other.close();
+      await management("DELETE", `/api/vhosts/${encoded}`);
+    }
+  });
+
+  it("redrives a 50 MB message and previews it truncated", async () => {
+    const { source, dlq } = await pair("classic");
+    const big = Buffer.alloc(50 * 1024 * 1024, "z");
+    const confirm = await connection.createConfirmChannel();
+    confirm.sendToQueue(source, big, { messageId: "big" });
+    await confirm.waitForConfirms();
+    await confirm.close();
+    const message = (await waitFor(() => channel.get(source, { noAck: false }), { what: "the big message" })) as GetMessage;
+    channel.nack(message, false, false);
+    await waitFor(async () => (await readyCount(dlq)) === 1, { what: "the big dead letter" });
+    await pollUntil(() => getQueue(`rabbitmq/${dlq}`).sources.length === 1, "the DLQ's source");
+    const broker = collectorState().brokers.get("rabbitmq")!.config;
+    const [preview] = (await browseMessages({ queue: getQueue(`rabbitmq/${dlq}`), broker, limit: 1, confirmSideEffects: true })).items;
+    expect(preview.payload).toMatchObject({ bytes: 50 * 1024 * 1024, truncated: true });
+    expect(preview.payload!.text.length).toBe(4096);
+    expect((await finished(await action("redrive", dlq, {}))).state).toBe("succeeded");
+    const back = await channel.get(source, { noAck: true });
+    expect(back && back.content.length).toBe(big.length);
   });
 
   it("says so when the management API refuses the credentials or is not there", async () => {

@@ -2,7 +2,7 @@
 // each (mandatory, with publisher confirms) to where it died from (x-death) or to a chosen
 // queue, and acks the original only after the broker confirmed the copy: at every instant
 // each message is in one of the two queues, or in both (a copy with the same message id).
-import type { ConfirmChannel, ConsumeMessage } from "amqplib";
+import type { ConfirmChannel, ConsumeMessage, GetMessage } from "amqplib";
 import { z } from "zod";
 import type { QueueActionHandler, QueueActionTarget, RunContext } from "../../actions/types";
 import { collectorState } from "../../collect/state";
@@ -203,6 +203,94 @@ export const purge: QueueActionHandler<PurgeParams> = {
   },
 };
 
-export const rabbitmqHandlers = [redrive, purge] as QueueActionHandler<never>[];
+/** Messages held at once by a re-prioritise: all are taken before any copy is published. */
+export const REPRIORITISE_MAX = 10_000;
+
+const reprioritiseParams = z
+  .object({
+    messageIds: z.array(z.string().min(1)).min(1).max(1000).optional(),
+    filter: z.object({ priority: z.number().int().min(0).max(255).optional(), contains: z.string().min(1).max(1000).optional() }).optional(),
+    priority: z.number().int().min(0).max(255),
+  })
+  .refine((params) => (params.messageIds === undefined) !== (params.filter === undefined), "give either messageIds or filter");
+type ReprioritiseParams = z.infer<typeof reprioritiseParams>;
+
+function matches(message: ConsumeMessage | GetMessage, params: ReprioritiseParams): boolean {
+  if (params.messageIds) return params.messageIds.includes(String(message.properties.messageId));
+  const filter = params.filter ?? {};
+  if (filter.priority !== undefined && (message.properties.priority ?? 0) !== filter.priority) return false;
+  if (filter.contains && !message.content.includes(filter.contains)) return false;
+  return true;
+}
+
+export const reprioritise: QueueActionHandler<ReprioritiseParams> = {
+  kind: "reprioritise",
+  brokerKind: "rabbitmq",
+  params: reprioritiseParams,
+  appliesTo: (queue) => typeof queue.facts.maxPriority === "number",
+  check(target, params) {
+    const max = target.queue.facts.maxPriority;
+    if (typeof max !== "number") {
+      throw new VaralError("invalid_input", `${target.queue.id} has no x-max-priority: RabbitMQ ignores priorities on it.`);
+    }
+    if (params.priority > max) throw new VaralError("invalid_input", `${target.queue.id} has x-max-priority ${max}: priority must be 0 to ${max}.`);
+    if ((target.queue.depth ?? 0) > REPRIORITISE_MAX) {
+      throw new VaralError("invalid_input", `${target.queue.id} holds ${target.queue.depth} ready messages; re-prioritising takes them all at once, at most ${REPRIORITISE_MAX}.`);
+    }
+  },
+  async dryRun(target) {
+    return {
+      wouldAffect: null,
+      sample: [],
+      warnings: [
+        `Every ready message (${target.queue.depth ?? "?"}) is taken and published again, the matching ones with the new priority; the originals are acked after RabbitMQ confirms the copies.`,
+        "Messages of equal priority may change order; how many match is known once they are read.",
+      ],
+    };
+  },
+  async run(context) {
+    const { vhost, queue } = amqpQueueName(context);
+    const config = context.broker as BrokerConfigOf<"rabbitmq">;
+    const connection = await connectAmqp({ ...config, url: withVhost(config.url, vhost) }, `reprioritise ${queue}`);
+    try {
+      const channel: ConfirmChannel = await connection.createConfirmChannel();
+      const total = Math.min(REPRIORITISE_MAX, (await channel.checkQueue(queue)).messageCount);
+      await context.progress(0, total);
+      const taken: GetMessage[] = [];
+      while (taken.length < total) {
+        if (context.signal.aborted) break;
+        const message = await channel.get(queue, { noAck: false });
+        if (!message) break;
+        taken.push(message);
+        if (taken.length % 500 === 0) await context.progress(taken.length, total).catch(() => undefined);
+      }
+      if (context.signal.aborted) {
+        if (taken.length > 0) channel.nack(taken[taken.length - 1], true, true);
+        throw context.signal.reason;
+      }
+      let changed = 0;
+      for (const message of taken) {
+        const hit = matches(message, context.params);
+        if (hit) changed++;
+        channel.sendToQueue(queue, message.content, { ...copyProperties(message), priority: hit ? context.params.priority : message.properties.priority });
+      }
+      try {
+        await channel.waitForConfirms();
+      } catch (error) {
+        // Copies not confirmed: keep the originals (a copy that did land is a duplicate).
+        if (taken.length > 0) channel.nack(taken[taken.length - 1], true, true);
+        throw new Error(`RabbitMQ did not confirm the copies: ${(error as Error).message}`);
+      }
+      if (taken.length > 0) channel.ack(taken[taken.length - 1], true);
+      await context.progress(taken.length, total);
+      await channel.close();
+      return { changed, republished: taken.length };
+    } finally {
+      await connection.close().catch(() => undefined);
+    }
+  },
+};
+
+export const rabbitmqHandlers = [redrive, purge, reprioritise] as QueueActionHandler<never>[];
 
 
