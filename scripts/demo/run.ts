@@ -1,10 +1,12 @@
 // npm run demo [-- part ...]: produces traffic into the local brokers so the dashboard has
 // something to show. Ctrl-C stops producing, lets consumers finish what they hold, and exits.
+import { startRabbitMqDemo } from "./rabbitmq";
 import { startRedisDemo } from "./redis";
 import { startSqsDemo } from "./sqs";
 
 const PARTS: Record<string, () => Promise<() => Promise<void>>> = {
   redis: () => startRedisDemo(),
+  rabbitmq: () => startRabbitMqDemo(),
   sqs: () => startSqsDemo(),
 };
 

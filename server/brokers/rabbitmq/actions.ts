@@ -11,7 +11,9 @@ import { VaralError } from "../../errors";
 import { RabbitMqManagement } from "./adapter";
 import { connectAmqp, copyProperties, parseXDeath } from "./amqp";
 
-const PREFETCH = 500;
+const PREFETCH = 2_000;
+/** Originals are acked together (multiple=true) once this many in a row are confirmed. */
+const ACK_EVERY = 200;
 const IDLE_MS = 1_000;
 
 function amqpQueueName(target: QueueActionTarget): { vhost: string; queue: string } {
@@ -52,6 +54,23 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
   let inFlight = 0;
   let failure: Error | null = null;
   let lastDelivery = Date.now();
+  // Deliveries in order of their tags; each is acked once its copy is confirmed. Acks go
+  // out together, up to the last of a confirmed run, to save one frame per message.
+  const pending: Array<{ message: ConsumeMessage; confirmed: boolean }> = [];
+  let confirmedRun = 0;
+  const ackConfirmedRun = (force: boolean, channel: ConfirmChannel) => {
+    let last: ConsumeMessage | null = null;
+    let count = 0;
+    while (pending.length > 0 && pending[0].confirmed && (force || confirmedRun >= ACK_EVERY)) {
+      last = pending.shift()!.message;
+      count++;
+    }
+    if (last) {
+      channel.ack(last, true);
+      moved += count;
+      confirmedRun = 0;
+    }
+  };
   const started = Date.now();
   try {
     const channel: ConfirmChannel = await connection.createConfirmChannel();
@@ -86,12 +105,16 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
         return;
       }
       const tag = `${context.actionId}:${message.fields.deliveryTag}`;
+      const entry = { message, confirmed: false };
+      pending.push(entry);
       inFlight++;
       channel.publish(route.exchange, route.routingKey, message.content, { ...copyProperties(message, { "x-varal-redrive": tag }), mandatory: true }, (error) => {
         inFlight--;
         if (error || unroutable.has(tag)) {
-          // Not taken by the broker, or routed nowhere: the original stays where it was.
-          channel.nack(message, false, true);
+          // Not taken by the broker, or routed nowhere: this original and the ones after it
+          // stay where they were (acked in order only up to the last good one).
+          ackConfirmedRun(true, channel);
+          pending.splice(0).forEach((held) => channel.nack(held.message, false, true));
           failure ??= new Error(
             error
               ? `RabbitMQ did not confirm a copy: ${error.message}`
@@ -99,8 +122,9 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
           );
           return;
         }
-        channel.ack(message);
-        moved++;
+        entry.confirmed = true;
+        confirmedRun++;
+        ackConfirmedRun(false, channel);
       });
       if (received >= limit) void stop();
     };
@@ -109,6 +133,7 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
       if (context.signal.aborted) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
       await context.progress(moved, total).catch(() => undefined);
+      ackConfirmedRun(true, channel);
       if (received >= limit && inFlight === 0) break;
       if (Date.now() - lastDelivery > IDLE_MS && inFlight === 0) {
         if ((await channel.checkQueue(queue)).messageCount === 0) break;
@@ -125,6 +150,7 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
     await stop();
     while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     await channel.waitForConfirms().catch(() => undefined);
+    ackConfirmedRun(true, channel);
     await channel.close();
     if (context.signal.aborted) throw context.signal.reason;
     if (failure) throw failure;

@@ -1,6 +1,6 @@
 // RabbitMQ: reads queues through the management HTTP API, paged, with only the needed columns.
 import type { BrokerConfigOf } from "../../config/schema";
-import type { AdapterContext, BrokerAdapter, PollResult } from "../types";
+import { mapBounded, type AdapterContext, type BrokerAdapter, type PollResult } from "../types";
 import { QUEUE_COLUMNS, queueName, queueObservation, type ManagementPage, type ManagementQueue } from "./parse";
 import { Topology, deadLetterSettings, type ManagementBinding, type ManagementExchange } from "./topology";
 
@@ -10,6 +10,8 @@ interface ManagementConsumer {
 }
 
 const PAGE_SIZE = 500;
+/** Pages asked for at once: the management API answers each from its own worker. */
+const PAGE_CONCURRENCY = 4;
 
 export interface ManagementCredentials {
   username: string;
@@ -75,22 +77,25 @@ export class RabbitMqAdapter implements BrokerAdapter {
   }
 
   async poll(signal: AbortSignal): Promise<PollResult> {
-    const queues: ManagementQueue[] = [];
     const columns = encodeURIComponent(QUEUE_COLUMNS.join(","));
-    for (let page = 1; ; page++) {
-      const result = await this.management.get<ManagementPage<ManagementQueue>>(
-        `/api/queues?page=${page}&page_size=${PAGE_SIZE}&columns=${columns}`,
-        signal,
-      );
-      queues.push(...result.items);
-      if (page >= result.page_count) break;
-    }
-    // Topology and consumers: three more calls, whatever the number of queues.
-    const [bindings, exchanges, consumers] = await Promise.all([
+    const page = (number: number) =>
+      this.management.get<ManagementPage<ManagementQueue>>(`/api/queues?page=${number}&page_size=${PAGE_SIZE}&columns=${columns}`, signal);
+    // Topology and consumers (three calls, whatever the number of queues) while the pages come.
+    const topologyCalls = Promise.all([
       this.management.get<ManagementBinding[]>("/api/bindings", signal),
       this.management.get<ManagementExchange[]>("/api/exchanges?columns=name,vhost,type,arguments,policy", signal),
       this.management.get<ManagementConsumer[]>("/api/consumers", signal),
     ]);
+    // Awaited below; marked handled now so that a failure of page 1 does not leave it dangling.
+    topologyCalls.catch(() => undefined);
+    const first = await page(1);
+    const rest = await mapBounded(
+      Array.from({ length: Math.max(0, first.page_count - 1) }, (_, index) => index + 2),
+      PAGE_CONCURRENCY,
+      page,
+    );
+    const queues = [first, ...rest].flatMap((result) => result.items);
+    const [bindings, exchanges, consumers] = await topologyCalls;
     const topology = new Topology(bindings, exchanges);
     const prefetch = new Map<string, number[]>();
     for (const consumer of consumers) {
