@@ -27,6 +27,7 @@ export function deriveSnapshots(
   lagWarningSeconds: number,
 ): QueueSnapshot[] {
   const depthByName = new Map(observations.map((queue) => [queue.name, queue.depth]));
+  const deadLetterQueues = new Set(observations.map((queue) => queue.dlqName).filter((name): name is string => !!name));
   const observedAt = new Date(nowMs).toISOString();
   const seen = new Set<string>();
   const snapshots = observations.map((queue) => {
@@ -44,6 +45,7 @@ export function deriveSnapshots(
       dlqDepth,
       idlePolls,
       lagWarningSeconds,
+      isDeadLetterQueue: deadLetterQueues.has(queue.name),
     });
     const snapshot: QueueSnapshot = {
       id: queueId(broker.name, queue.name),

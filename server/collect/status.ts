@@ -11,12 +11,18 @@ export interface StatusInput {
   /** How many polls in a row nothing left a non-empty queue that has consumers. */
   idlePolls: number;
   lagWarningSeconds: number;
+  /** True when another queue dead-letters into this one: a parking lot, not a worker queue. */
+  isDeadLetterQueue: boolean;
 }
 
 export function judgeStatus(input: StatusInput): { status: QueueStatus; reason: string | null } {
   const { observation: queue } = input;
   if (queue.status) return queue.status;
   const waiting = (queue.depth ?? 0) > 0;
+  if (input.isDeadLetterQueue) {
+    // Nobody is meant to consume a DLQ: what matters is that dead letters wait in it.
+    return waiting ? { status: "warning", reason: `${queue.depth} dead letter(s) wait for a redrive or a purge` } : { status: "ok", reason: null };
+  }
   if (waiting && queue.consumers === 0) {
     return { status: "stopped", reason: `no consumer while ${queue.depth} message(s) wait` };
   }

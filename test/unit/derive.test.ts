@@ -45,6 +45,8 @@ describe("snapshots from observations", () => {
     expect(source.status).toBe("warning");
     expect(source.statusReason).toContain("3 message(s) in its dead-letter queue");
     expect(dlq.dlq).toBeNull();
+    // A DLQ has no consumer by design: never "stopped", but its waiting dead letters show.
+    expect(dlq).toMatchObject({ status: "warning", statusReason: "3 dead letter(s) wait for a redrive or a purge" });
   });
 
   it("says stopped when messages wait with no consumer, and stalled when consumers take nothing", () => {

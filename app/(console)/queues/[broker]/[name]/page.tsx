@@ -27,7 +27,7 @@ export default function QueuePage() {
   const id = `${decodeSegment(params.broker)}/${decodeSegment(params.name)}`;
   const queue = useQueue(id);
   const me = useMe();
-  const [range, setRange] = useState("1h");
+  const [range, setRange] = useState("15m");
   const [picked, setPicked] = useState<string | null>(null);
 
   if (queue.error) {
