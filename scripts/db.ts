@@ -56,17 +56,23 @@ function migrate(): void {
   prisma(["migrate", "deploy"], { DATABASE_URL: databaseTarget(process.env).url });
 }
 
+/**
+ * Each migration folder keeps the schema it brings the database to (schema.prisma), so the
+ * next migration is the difference between that snapshot and the current schema: no
+ * shadow database needed (the JS schema engine cannot make one for SQLite).
+ */
 function diff(name: string): void {
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error("migration name: lowercase letters, digits and _ only");
   ensureSqliteFolder();
-  fs.mkdirSync(path.join(root, "data"), { recursive: true });
   const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
   for (const provider of providers) {
     const folder = path.join(root, "prisma", provider, "migrations");
     const applied = fs.existsSync(folder)
-      ? fs.readdirSync(folder).filter((entry) => fs.statSync(path.join(folder, entry)).isDirectory()).length
-      : 0;
-    const from = applied === 0 ? ["--from-empty"] : ["--from-migrations", folder];
+      ? fs.readdirSync(folder).filter((entry) => fs.statSync(path.join(folder, entry)).isDirectory()).sort()
+      : [];
+    const lastSnapshot = applied.length > 0 ? path.join(folder, applied[applied.length - 1], "schema.prisma") : null;
+    if (lastSnapshot && !fs.existsSync(lastSnapshot)) throw new Error(`${lastSnapshot} is missing: it records the schema that migration leads to`);
+    const from = lastSnapshot ? ["--from-schema-datamodel", lastSnapshot] : ["--from-empty"];
     const out = execFileSync(
       prismaBin,
       ["migrate", "diff", ...from, "--to-schema-datamodel", schemaPath(provider), "--script"],
@@ -75,6 +81,7 @@ function diff(name: string): void {
     const dir = path.join(folder, `${stamp}_${name}`);
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, "migration.sql"), out);
+    fs.copyFileSync(schemaPath(provider), path.join(dir, "schema.prisma"));
     const lock = path.join(folder, "migration_lock.toml");
     if (!fs.existsSync(lock)) fs.writeFileSync(lock, `provider = "${provider}"\n`);
     console.log(`wrote ${path.relative(root, dir)}/migration.sql`);

@@ -1,6 +1,7 @@
 // Starts everything that runs in the background of a Varal server: the poll loops and the
 // actions runner. Called once per process from instrumentation.ts.
 import { registerBuiltInActions } from "./actions/handlers";
+import { startAlerts, stopAlerts } from "./alerts/runtime";
 import { actionRunner } from "./actions/runner";
 import { startCollectors, stopCollectors } from "./collect/collector";
 import { loadConfig } from "./config/load";
@@ -14,6 +15,7 @@ export async function startVaral(): Promise<void> {
   registerBuiltInActions();
   await startCollectors(config);
   await actionRunner().start();
+  startAlerts(config);
   console.log(
     `varal: watching ${config.brokers.length} broker(s) from ${file ?? "the built-in local defaults"}: ` +
       config.brokers.map((broker) => `${broker.name} (${broker.kind})`).join(", "),
@@ -21,6 +23,7 @@ export async function startVaral(): Promise<void> {
 }
 
 export async function stopVaral(): Promise<void> {
+  await stopAlerts();
   await actionRunner().stop();
   await stopCollectors();
   holder.__varalStarted = undefined;

@@ -60,6 +60,16 @@ export const configSchema = z
     pollTimeoutMs: duration.min(100).default(4_000),
     /** A queue whose oldest message is older than this is in warning. */
     lagWarningSeconds: z.number().positive().default(300),
+    alerts: z
+      .object({
+        evaluationIntervalMs: duration.min(200).default(5_000),
+        /** Webhook retries: exponential backoff with jitter between these, then "dead". */
+        retryBaseMs: duration.min(10).default(2_000),
+        retryMaxMs: duration.min(10).default(300_000),
+        maxAttempts: z.number().int().min(1).max(50).default(8),
+        timeoutMs: duration.min(100).default(10_000),
+      })
+      .default({ evaluationIntervalMs: 5_000, retryBaseMs: 2_000, retryMaxMs: 300_000, maxAttempts: 8, timeoutMs: 10_000 }),
     brokers: z.array(brokerSchema),
   })
   .superRefine((config, ctx) => {

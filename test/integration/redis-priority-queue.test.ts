@@ -7,7 +7,8 @@ import Redis from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { consume } from "@/server/brokers/redis/consumer";
 import { priorityQueueKeys } from "@/server/brokers/redis/keys";
-import { PriorityQueue, backoffMs } from "@/server/brokers/redis/priority-queue";
+import { backoffMs } from "@/server/backoff";
+import { PriorityQueue } from "@/server/brokers/redis/priority-queue";
 import { evalScript } from "@/server/brokers/redis/scripts";
 import { waitFor } from "../support/wait";
 

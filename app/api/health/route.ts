@@ -1,3 +1,4 @@
+import { alertsRunning } from "@/server/alerts/runtime";
 import { storeProvider } from "@/server/db/client";
 import { withPublicRoute } from "@/server/http/route";
 import { startedAt } from "@/server/runtime";
@@ -10,4 +11,6 @@ export const GET = withPublicRoute({}, async () => ({
   version: packageJson.version,
   store: storeProvider(),
   uptimeSeconds: Math.round((Date.now() - startedAt()) / 1000),
+  // Whether this replica evaluates alert rules (one does at a time).
+  alertsLeader: alertsRunning()?.engine.isLeader ?? false,
 }));

@@ -3,7 +3,8 @@
 // consumer died. stop() (and SIGTERM, with stopOnSignals) stops taking work, lets the
 // messages in hand finish, then resolves.
 import { describeError } from "../../errors";
-import { backoffMs, PriorityQueue, type TakenMessage } from "./priority-queue";
+import { backoffMs } from "../../backoff";
+import { PriorityQueue, type TakenMessage } from "./priority-queue";
 
 export interface ConsumeOptions {
   concurrency?: number;

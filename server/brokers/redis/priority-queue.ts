@@ -65,12 +65,6 @@ export function parsePriority(value: unknown): number {
   return priority;
 }
 
-/** Backoff before retry n (1-based): exponential, capped, with "equal jitter". */
-export function backoffMs(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
-  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(ceiling / 2 + random() * (ceiling / 2));
-}
-
 export class PriorityQueue {
   readonly keys: PriorityQueueKeys;
 
