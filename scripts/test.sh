@@ -10,10 +10,14 @@ export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
 
 if [ ! -d node_modules ]; then npm ci --no-audit --no-fund; fi
 
-if [ ! -x /usr/bin/chromium ]; then
-  echo "test: installing Debian's chromium for the browser tests"
+# Debian's Chromium for the browser tests, and promtool (package prometheus) to check /metrics.
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "test: installing ${missing[*]} from Debian's packages"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 bash scripts/services.sh

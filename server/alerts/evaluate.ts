@@ -29,6 +29,14 @@ export interface AlertRule {
   enabled: boolean;
 }
 
+/**
+ * A series key joins its labels with the ASCII unit separator: it never appears in a queue
+ * or broker name written by a person, and, unlike NUL, PostgreSQL text can store it.
+ */
+export function seriesKey(...parts: Array<string | undefined>): string {
+  return parts.map((part) => part ?? "").join("\u001f");
+}
+
 export interface Series {
   /** Unique per metric: the labels, joined. */
   key: string;
@@ -79,7 +87,7 @@ export class SeriesIndex {
       const byKey = new Map<string, Series[]>();
       for (const entry of list) {
         if (entry.labels.broker) byBroker.set(entry.labels.broker, [...(byBroker.get(entry.labels.broker) ?? []), entry]);
-        const queueKey = `${entry.labels.broker ?? ""}\u0000${entry.labels.queue ?? entry.labels.host ?? ""}`;
+        const queueKey = seriesKey(entry.labels.broker, entry.labels.queue ?? entry.labels.host);
         byKey.set(queueKey, [...(byKey.get(queueKey) ?? []), entry]);
       }
       this.byMetric.set(metric, { all: list, byBroker, byKey });
@@ -91,7 +99,7 @@ export class SeriesIndex {
     if (!index) return [];
     const candidates =
       match.broker && (match.queue || match.host)
-        ? (index.byKey.get(`${match.broker}\u0000${match.queue ?? match.host}`) ?? [])
+        ? (index.byKey.get(seriesKey(match.broker, match.queue ?? match.host)) ?? [])
         : match.broker
           ? (index.byBroker.get(match.broker) ?? [])
           : index.all;

@@ -3,7 +3,7 @@
 import type { BrokerState } from "../collect/state";
 import type { HistoryStore } from "../collect/history";
 import type { QueueSnapshot } from "../collect/snapshot";
-import type { Series } from "./evaluate";
+import { seriesKey, type Series } from "./evaluate";
 
 type QueueFigure = "depth" | "inflight" | "delayed" | "consumers" | "rateIn" | "rateOut" | "lagMessages" | "lagSeconds" | "dlqDepth";
 
@@ -46,16 +46,16 @@ export function collectSeries(brokers: BrokerState[], history: HistoryStore, now
   for (const [metric, read] of Object.entries(QUEUE_FIGURES)) {
     out.set(
       metric,
-      queues.map((queue) => ({ key: `${queue.broker}\u0000${queue.name}`, labels: { broker: queue.broker, queue: queue.name, group: groupOf(queue) }, value: read(queue) })),
+      queues.map((queue) => ({ key: seriesKey(queue.broker, queue.name), labels: { broker: queue.broker, queue: queue.name, group: groupOf(queue) }, value: read(queue) })),
     );
   }
   out.set(
     "dlqGrowthPerMinute",
-    queues.filter((queue) => queue.dlq).map((queue) => ({ key: `${queue.broker}\u0000${queue.name}`, labels: { broker: queue.broker, queue: queue.name }, value: dlqGrowthPerMinute(history, queue, now) })),
+    queues.filter((queue) => queue.dlq).map((queue) => ({ key: seriesKey(queue.broker, queue.name), labels: { broker: queue.broker, queue: queue.name }, value: dlqGrowthPerMinute(history, queue, now) })),
   );
   out.set(
     "brokerUnreachable",
-    brokers.map((broker) => ({ key: broker.config.name, labels: { broker: broker.config.name }, value: broker.status === "unreachable" ? 1 : 0 })),
+    brokers.map((broker) => ({ key: seriesKey(broker.config.name), labels: { broker: broker.config.name }, value: broker.status === "unreachable" ? 1 : 0 })),
   );
   return out;
 }

@@ -17,26 +17,26 @@ const rule: AlertRule = {
   enabled: true,
 };
 
-const series = (value: number | null, queue = "orders"): Series => ({ key: `redis\u0000${queue}`, labels: { broker: "redis", queue }, value });
+const series = (value: number | null, queue = "orders"): Series => ({ key: `redis\u001f${queue}`, labels: { broker: "redis", queue }, value });
 
 describe("alert evaluation", () => {
   it("goes pending, fires after its for duration, holds through a blip, and resolves after the hold", () => {
     const states = new Map<string, SeriesState>();
     const at = (seconds: number) => seconds * 1000;
     expect(evaluateRule(rule, [series(400)], states, at(0))).toEqual([]);
-    expect(states.get("redis\u0000orders")!.state).toBe("pending");
+    expect(states.get("redis\u001forders")!.state).toBe("pending");
     expect(evaluateRule(rule, [series(500)], states, at(299))).toEqual([]);
     const fired = evaluateRule(rule, [series(600)], states, at(300));
-    expect(fired).toEqual([{ ruleId: "r1", seriesKey: "redis\u0000orders", labels: { broker: "redis", queue: "orders" }, from: "pending", to: "firing", value: 600, at: at(300) }]);
+    expect(fired).toEqual([{ ruleId: "r1", seriesKey: "redis\u001forders", labels: { broker: "redis", queue: "orders" }, from: "pending", to: "firing", value: 600, at: at(300) }]);
     // Below the threshold for less than the resolve hold: still firing, nothing sent.
     expect(evaluateRule(rule, [series(10)], states, at(350))).toEqual([]);
     expect(evaluateRule(rule, [series(700)], states, at(360))).toEqual([]);
-    expect(states.get("redis\u0000orders")!.state).toBe("firing");
+    expect(states.get("redis\u001forders")!.state).toBe("firing");
     expect(evaluateRule(rule, [series(10)], states, at(400))).toEqual([]);
     const resolved = evaluateRule(rule, [series(10)], states, at(481));
     expect(resolved.map((transition) => [transition.from, transition.to])).toEqual([["firing", "resolved"]]);
     expect(evaluateRule(rule, [series(400)], states, at(500))).toEqual([]);
-    expect(states.get("redis\u0000orders")!.state).toBe("pending");
+    expect(states.get("redis\u001forders")!.state).toBe("pending");
   });
 
   it("drops a pending alert whose condition stops, and resolves one whose series disappeared", () => {
@@ -44,17 +44,17 @@ describe("alert evaluation", () => {
     evaluateRule({ ...rule, forSeconds: 0 }, [series(400, "a"), series(400, "b")], states, 0);
     expect([...states.values()].map((state) => state.state)).toEqual(["firing", "firing"]);
     const later = evaluateRule({ ...rule, forSeconds: 0, resolveAfterSeconds: 0 }, [series(400, "a")], states, 1000);
-    expect(later.map((transition) => [transition.seriesKey, transition.to])).toEqual([["redis\u0000b", "resolved"]]);
+    expect(later.map((transition) => [transition.seriesKey, transition.to])).toEqual([["redis\u001fb", "resolved"]]);
     const pending = new Map<string, SeriesState>();
     evaluateRule(rule, [series(400)], pending, 0);
     evaluateRule(rule, [series(null)], pending, 1000);
-    expect(pending.get("redis\u0000orders")!.state).toBe("inactive");
+    expect(pending.get("redis\u001forders")!.state).toBe("inactive");
   });
 
   it("never fires a disabled rule, and indexes series by the labels rules match", () => {
     const states = new Map<string, SeriesState>();
     expect(evaluateRule({ ...rule, enabled: false, forSeconds: 0 }, [series(1e9)], states, 0)).toEqual([]);
-    const index = new SeriesIndex(new Map([["lagSeconds", [series(1, "a"), series(2, "b"), { key: "k\u0000x", labels: { broker: "k", queue: "x" }, value: 3 }]]]));
+    const index = new SeriesIndex(new Map([["lagSeconds", [series(1, "a"), series(2, "b"), { key: "k\u001fx", labels: { broker: "k", queue: "x" }, value: 3 }]]]));
     expect(index.matching("lagSeconds", { broker: "redis" }).map((entry) => entry.value)).toEqual([1, 2]);
     expect(index.matching("lagSeconds", { broker: "redis", queue: "b" }).map((entry) => entry.value)).toEqual([2]);
     expect(index.matching("lagSeconds", {}).length).toBe(3);
