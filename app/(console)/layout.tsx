@@ -11,6 +11,7 @@ const LINKS = [
   { href: "/", label: "Overview" },
   { href: "/queues", label: "Queues" },
   { href: "/actions", label: "Actions" },
+  { href: "/alerts", label: "Alerts" },
   { href: "/audit", label: "Audit log" },
   { href: "/settings", label: "Users & tokens" },
 ];

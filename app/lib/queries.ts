@@ -18,6 +18,10 @@ export const keys = {
   actions: ["actions"] as const,
   action: (id: string) => ["action", id] as const,
   audit: ["audit"] as const,
+  alerts: ["alerts"] as const,
+  alertRules: ["alert-rules"] as const,
+  alertChannels: ["alert-channels"] as const,
+  deliveries: ["alert-deliveries"] as const,
   users: ["users"] as const,
   tokens: ["tokens"] as const,
 };

@@ -1,0 +1,72 @@
+// An admin in Chromium adds a channel and a rule, sends a test, and watches an alert fire.
+import crypto from "node:crypto";
+import Redis from "ioredis";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchBrowser } from "../support/browser";
+import { Session, startServer, type RunningServer } from "../support/server";
+import { waitFor } from "../support/wait";
+import { startReceiver } from "../support/webhook-receiver";
+
+const TOKEN = crypto.randomBytes(24).toString("hex");
+const list = `e2e-alerts-${crypto.randomBytes(3).toString("hex")}`;
+const redis = new Redis("redis://127.0.0.1:6379");
+let server: RunningServer;
+let browser: Browser;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  server = await startServer({
+    scratch: inject("scratch"),
+    env: { VARAL_ADMIN_TOKEN: TOKEN },
+    config: `pollIntervalMs: 500\nalerts: { evaluationIntervalMs: 300 }\nbrokers:\n  - { name: redis, kind: redis, keyPattern: "${list}*" }\n`,
+  });
+  const api = new Session(server.url, { bearer: TOKEN, origin: null });
+  expect((await api.call("POST", "/api/users", { username: "admin2", password: "correct-horse-battery", role: "admin" })).status).toBe(201);
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await receiver.close();
+  await redis.del(list);
+  redis.disconnect();
+});
+
+describe("alerts page", () => {
+  it("adds a channel and a rule, sends a test, and shows the alert firing", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/login`);
+    await page.getByLabel("Username").fill("admin2");
+    await page.getByLabel("Password").fill("correct-horse-battery");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByTestId("who").waitFor();
+    await page.getByRole("link", { name: "Alerts" }).click();
+
+    await page.getByLabel("Channel name").fill("pager");
+    await page.getByLabel("Channel kind").selectOption("alertmanager");
+    await page.getByLabel("Channel URL").fill(receiver.url);
+    await page.getByRole("button", { name: "Add channel" }).click();
+    await page.getByRole("cell", { name: "pager", exact: true }).waitFor();
+    await page.getByRole("button", { name: "Send a test" }).click();
+    await waitFor(() => receiver.received.length === 1, { what: "the test notification" });
+    expect(JSON.parse(receiver.received[0].body).commonAnnotations.summary).toBe("A test notification from Varal to pager");
+
+    await page.getByLabel("Rule name").fill("emails waiting");
+    await page.getByLabel("Metric").selectOption("depth");
+    await page.getByLabel("Threshold").fill("0");
+    await page.getByLabel("For").fill("0s");
+    await page.getByLabel("Queue").fill(list);
+    await page.getByLabel("Channel", { exact: true }).selectOption({ label: "pager" });
+    await page.getByRole("button", { name: "Add rule" }).click();
+    await page.getByRole("cell", { name: /emails waiting/ }).waitFor();
+
+    await redis.lpush(list, "x");
+    await page.getByRole("cell", { name: `queue=${list}` }).first().waitFor({ timeout: 20_000 });
+    await waitFor(() => receiver.received.length === 2, { what: "the firing notification" });
+    expect(JSON.parse(receiver.received[1].body)).toMatchObject({ status: "firing", alerts: [{ labels: { alertname: "emails waiting", queue: list } }] });
+    await page.close();
+  });
+});
