@@ -66,14 +66,20 @@ export class AlertEngine {
       this.states.set(rule.id, ruleStates);
       const before = new Map([...ruleStates].map(([key, value]) => [key, value.state]));
       for (const transition of evaluateRule(rule, index.matching(rule.metric, rule.match), ruleStates, now)) changes.push({ rule, transition });
-      const changed = [...ruleStates].filter(([key, value]) => before.get(key) !== value.state).map(([key]) => key);
-      if (changed.length > 0) touched.set(rule.id, new Set(changed));
+      // New, changed, and gone back to inactive (no entry any more).
+      const changed = new Set([...ruleStates].filter(([key, value]) => before.get(key) !== value.state).map(([key]) => key));
+      for (const key of before.keys()) if (!ruleStates.has(key)) changed.add(key);
+      if (changed.size > 0) touched.set(rule.id, changed);
     }
     if (touched.size === 0) return;
     await db().$transaction(async (tx) => {
       for (const [ruleId, keys] of touched) {
         for (const key of keys) {
-          const entry = this.states.get(ruleId)!.get(key)!;
+          const entry = this.states.get(ruleId)!.get(key);
+          if (!entry) {
+            await tx.alertState.deleteMany({ where: { ruleId, seriesKey: key } });
+            continue;
+          }
           const data = { state: entry.state, since: new Date(entry.since), value: entry.value, labels: toJsonColumn(entry.labels) };
           await tx.alertState.upsert({ where: { ruleId_seriesKey: { ruleId, seriesKey: key } }, create: { ruleId, seriesKey: key, ...data }, update: data });
         }
@@ -99,7 +105,7 @@ export class AlertEngine {
 
   private async loadStates(): Promise<void> {
     this.states = new Map();
-    for (const row of await db().alertState.findMany()) {
+    for (const row of await db().alertState.findMany({ where: { state: { not: "inactive" } } })) {
       const rule = this.states.get(row.ruleId) ?? new Map<string, SeriesState>();
       rule.set(row.seriesKey, { state: row.state as SeriesState["state"], since: row.since.getTime(), value: row.value, labels: fromJsonColumn<Labels>(row.labels) ?? {} });
       this.states.set(row.ruleId, rule);

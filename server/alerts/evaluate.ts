@@ -103,6 +103,9 @@ export class SeriesIndex {
         : match.broker
           ? (index.byBroker.get(match.broker) ?? [])
           : index.all;
+    // The index answers exactly when nothing else is asked: no copy, no filter.
+    const exact = !match.group && !match.segment && (match.broker ? true : !match.queue && !match.host);
+    if (exact) return candidates;
     return candidates.filter(
       (series) =>
         (!match.queue || series.labels.queue === match.queue) &&
@@ -114,37 +117,48 @@ export class SeriesIndex {
 }
 
 /**
- * One evaluation of one rule. `states` holds the rule's previous state per series key and is
- * updated in place; series no longer present count as "condition false".
+ * One evaluation of one rule. `states` holds the rule's series that are not inactive (an
+ * inactive series has no entry, so a rule over thousands of quiet queues keeps nothing) and
+ * is updated in place; a series no longer present counts as "condition false".
  */
 export function evaluateRule(rule: AlertRule, series: Series[], states: Map<string, SeriesState>, now: number): Transition[] {
   const transitions: Transition[] = [];
-  const seen = new Set<string>();
-  const step = (key: string, labels: Labels, value: number | null) => {
-    seen.add(key);
-    const previous = states.get(key) ?? { state: "inactive" as AlertState, since: now, value: null, labels };
-    const active = rule.enabled && value !== null && compare(value, rule.op, rule.threshold);
-    let next: SeriesState = { ...previous, value, labels };
+  const visited = states.size > 0 ? new Set<string>() : null;
+  const step = (key: string, labels: Labels, value: number | null, previous: SeriesState | undefined, active: boolean) => {
     if (active) {
-      if (previous.state === "inactive" || previous.state === "resolved") next = { state: "pending", since: now, value, labels };
-      else if (previous.state === "firing") next = { ...next, since: now };
-      if (next.state === "pending" && now - next.since >= rule.forSeconds * 1000) {
-        transitions.push({ ruleId: rule.id, seriesKey: key, labels, from: next.state, to: "firing", value, at: now });
-        next = { state: "firing", since: now, value, labels };
+      if (!previous || previous.state === "resolved") {
+        previous = { state: "pending", since: now, value, labels };
+        states.set(key, previous);
+      } else {
+        previous.value = value;
+        previous.labels = labels;
+        // "since" of a firing alert is the last time its condition held.
+        if (previous.state === "firing") previous.since = now;
       }
-    } else if (previous.state === "pending") {
-      next = { state: "inactive", since: now, value, labels };
-    } else if (previous.state === "firing") {
-      // "since" of a firing alert is the last time its condition held.
+      if (previous.state === "pending" && now - previous.since >= rule.forSeconds * 1000) {
+        transitions.push({ ruleId: rule.id, seriesKey: key, labels, from: "pending", to: "firing", value, at: now });
+        states.set(key, { state: "firing", since: now, value, labels });
+      }
+    } else if (previous?.state === "pending") {
+      states.delete(key);
+    } else if (previous?.state === "firing") {
+      previous.value = value;
       if (now - previous.since >= rule.resolveAfterSeconds * 1000) {
         transitions.push({ ruleId: rule.id, seriesKey: key, labels, from: "firing", to: "resolved", value, at: now });
-        next = { state: "resolved", since: now, value, labels };
+        states.set(key, { state: "resolved", since: now, value, labels });
       }
+    } else if (previous) {
+      previous.value = value;
     }
-    states.set(key, next);
   };
-  for (const entry of series) step(entry.key, entry.labels, entry.value);
-  for (const [key, state] of states) if (!seen.has(key)) step(key, state.labels, null);
+  for (const entry of series) {
+    const previous = states.get(entry.key);
+    const active = rule.enabled && entry.value !== null && compare(entry.value, rule.op, rule.threshold);
+    if (!previous && !active) continue;
+    visited?.add(entry.key);
+    step(entry.key, entry.labels, entry.value, previous, active);
+  }
+  if (visited) for (const [key, state] of states) if (!visited.has(key)) step(key, state.labels, null, state, false);
   return transitions;
 }
 

@@ -26,7 +26,14 @@ function connect(): DbHolder {
   }
   fs.mkdirSync(path.dirname(sqliteFilePath(target.url)), { recursive: true });
   const adapter = new PrismaBetterSQLite3({ url: target.url, timeout: 5_000 });
-  return { db: new SqliteClient({ adapter }), provider: "sqlite" };
+  const client = new SqliteClient({ adapter });
+  // WAL lets readers go on while one writes, and synchronous=NORMAL syncs at checkpoints
+  // rather than on every commit: safe against a crash of Varal, the usual setting for WAL.
+  void client
+    .$queryRawUnsafe("PRAGMA journal_mode = WAL")
+    .then(() => client.$executeRawUnsafe("PRAGMA synchronous = NORMAL"))
+    .catch((error) => console.error(`varal: could not set SQLite's journal mode: ${(error as Error).message}`));
+  return { db: client, provider: "sqlite" };
 }
 
 export function db(): Db {

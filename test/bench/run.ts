@@ -1,11 +1,13 @@
 // npm run bench -- <name>: runs one benchmark (or all with no name). Benchmarks print
 // figures and write bench-results/<name>.json; they never pass or fail on a time.
+import { runAlertsBenchmark } from "./alerts";
 import { runApiBenchmark } from "./api";
 import { runRabbitMqBenchmark } from "./rabbitmq";
 import { runRedisBenchmark } from "./redis";
 import { runSqsBenchmark } from "./sqs";
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
+  alerts: runAlertsBenchmark,
   api: runApiBenchmark,
   redis: runRedisBenchmark,
   rabbitmq: runRabbitMqBenchmark,
