@@ -22,6 +22,7 @@ export const keys = {
   alertRules: ["alert-rules"] as const,
   alertChannels: ["alert-channels"] as const,
   deliveries: ["alert-deliveries"] as const,
+  silences: ["alert-silences"] as const,
   users: ["users"] as const,
   tokens: ["tokens"] as const,
 };

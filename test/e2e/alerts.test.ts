@@ -57,8 +57,8 @@ describe("alerts page", () => {
     await page.getByLabel("Rule name").fill("emails waiting");
     await page.getByLabel("Metric").selectOption("depth");
     await page.getByLabel("Threshold").fill("0");
-    await page.getByLabel("For").fill("0s");
-    await page.getByLabel("Queue").fill(list);
+    await page.getByLabel("For", { exact: true }).fill("0s");
+    await page.getByLabel("Queue", { exact: true }).fill(list);
     await page.getByLabel("Channel", { exact: true }).selectOption({ label: "pager" });
     await page.getByRole("button", { name: "Add rule" }).click();
     await page.getByRole("cell", { name: /emails waiting/ }).waitFor();
@@ -67,6 +67,11 @@ describe("alerts page", () => {
     await page.getByRole("cell", { name: `queue=${list}` }).first().waitFor({ timeout: 20_000 });
     await waitFor(() => receiver.received.length === 2, { what: "the firing notification" });
     expect(JSON.parse(receiver.received[1].body)).toMatchObject({ status: "firing", alerts: [{ labels: { alertname: "emails waiting", queue: list } }] });
+
+    await page.getByLabel("Silence queue").fill(list);
+    await page.getByLabel("Silence comment").fill("maintenance");
+    await page.getByRole("button", { name: "Silence", exact: true }).click();
+    await page.getByRole("cell", { name: "maintenance" }).waitFor();
     await page.close();
   });
 });

@@ -38,6 +38,16 @@ interface Channel {
   url: string;
   hasSecret: boolean;
 }
+interface Silence {
+  id: string;
+  match: Record<string, string>;
+  endsAt: string;
+  comment: string | null;
+  createdBy: string;
+}
+
+const SILENCE_DURATIONS: Record<string, number> = { "1h": 3600_000, "4h": 4 * 3600_000, "1d": 24 * 3600_000, "1w": 7 * 24 * 3600_000 };
+
 interface Delivery {
   id: string;
   event: string;
@@ -66,6 +76,20 @@ export default function AlertsPage() {
   const active = useQuery({ queryKey: keys.alerts, queryFn: () => api<ActiveAlert[]>("/api/alerts"), refetchInterval: POLL.snapshot });
   const rules = useQuery({ queryKey: keys.alertRules, queryFn: () => api<Rule[]>("/api/alerts/rules") });
   const channels = useQuery({ queryKey: keys.alertChannels, queryFn: () => api<Channel[]>("/api/alerts/channels") });
+  const silences = useQuery({ queryKey: keys.silences, queryFn: () => api<Silence[]>("/api/alerts/silences"), refetchInterval: POLL.list });
+  const [silence, setSilence] = useState({ broker: "", queue: "", duration: "1h", comment: "" });
+  const createSilence = useMutation({
+    mutationFn: () =>
+      api("/api/alerts/silences", {
+        method: "POST",
+        body: {
+          match: Object.fromEntries(Object.entries({ broker: silence.broker, queue: silence.queue }).filter(([, value]) => value)),
+          endsAt: new Date(Date.now() + SILENCE_DURATIONS[silence.duration]).toISOString(),
+          comment: silence.comment || undefined,
+        },
+      }),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.silences }),
+  });
   const deliveries = useQuery({ queryKey: keys.deliveries, queryFn: () => api<Delivery[]>("/api/alerts/deliveries?limit=50"), refetchInterval: POLL.list });
 
   const [rule, setRule] = useState({ name: "", metric: "lagSeconds", broker: "", queue: "", op: ">", threshold: "300", for: "5m", severity: "warning", channel: "" });
@@ -97,7 +121,7 @@ export default function AlertsPage() {
   });
   const testChannel = useMutation({ mutationFn: (id: string) => api(`/api/alerts/channels/${id}/test`, { method: "POST" }), onSuccess: invalidate });
   const redeliver = useMutation({ mutationFn: (id: string) => api(`/api/alerts/deliveries/${id}/redeliver`, { method: "POST" }), onSuccess: invalidate });
-  const error = [createRule.error, deleteRule.error, createChannel.error, testChannel.error, redeliver.error].find(Boolean);
+  const error = [createSilence.error, createRule.error, deleteRule.error, createChannel.error, testChannel.error, redeliver.error].find(Boolean);
 
   return (
     <>
@@ -251,6 +275,55 @@ export default function AlertsPage() {
             <input aria-label="Channel secret" placeholder="secret (whsec_…)" type="password" value={channel.secret} onChange={(event) => setChannel({ ...channel, secret: event.target.value })} />
             <button className="primary" type="submit" disabled={createChannel.isPending}>
               Add channel
+            </button>
+          </form>
+        )}
+      </section>
+
+      <section className="panel" aria-label="Silences">
+        <h2>Silences</h2>
+        {silences.data?.length === 0 && <p className="muted small">No silence in force.</p>}
+        {silences.data && silences.data.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th>Matching</th>
+                <th>Ends</th>
+                <th>By</th>
+                <th>Why</th>
+              </tr>
+            </thead>
+            <tbody>
+              {silences.data.map((entry) => (
+                <tr key={entry.id}>
+                  <td className="mono small">{labelsText(entry.match)}</td>
+                  <td className="small">{new Date(entry.endsAt).toLocaleString()}</td>
+                  <td>{entry.createdBy}</td>
+                  <td className="small">{entry.comment ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {admin && (
+          <form
+            className="row"
+            style={{ marginTop: 10 }}
+            onSubmit={(event) => {
+              event.preventDefault();
+              createSilence.mutate();
+            }}
+          >
+            <input aria-label="Silence broker" placeholder="broker" size={10} value={silence.broker} onChange={(event) => setSilence({ ...silence, broker: event.target.value })} />
+            <input aria-label="Silence queue" placeholder="queue" size={14} value={silence.queue} onChange={(event) => setSilence({ ...silence, queue: event.target.value })} />
+            <select aria-label="Silence for" value={silence.duration} onChange={(event) => setSilence({ ...silence, duration: event.target.value })}>
+              {Object.keys(SILENCE_DURATIONS).map((duration) => (
+                <option key={duration}>{duration}</option>
+              ))}
+            </select>
+            <input aria-label="Silence comment" placeholder="why" size={20} value={silence.comment} onChange={(event) => setSilence({ ...silence, comment: event.target.value })} />
+            <button className="primary" type="submit" disabled={createSilence.isPending}>
+              Silence
             </button>
           </form>
         )}
