@@ -21,6 +21,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 bash scripts/services.sh
+make -C native-agent test
 npm run --silent generate
 npx tsc --noEmit
 npx next build
