@@ -10,6 +10,7 @@
     ARGV[3] now, unix ms
     ARGV[4] attempts allowed
     ARGV[5] retry time, unix ms (backoff with jitter, computed by the caller)
+  The dead-letter set is scored by the deadLettered counter: the order of death.
 
   Output:
     1   scheduled for retry
@@ -30,8 +31,9 @@ redis.call("HINCRBY", KEYS[5], "failed", 1)
 if attempts >= tonumber(ARGV[4]) then
   meta.deadLetteredAt = now
   redis.call("HSET", KEYS[4], "m:" .. id, cjson.encode(meta))
-  redis.call("ZADD", KEYS[3], ARGV[3], id)
-  redis.call("HINCRBY", KEYS[5], "deadLettered", 1)
+  -- Dead letters are scored by the order they died in (the counter), not the time: many
+  -- die within one millisecond, and equal scores would sort by id as text.
+  redis.call("ZADD", KEYS[3], redis.call("HINCRBY", KEYS[5], "deadLettered", 1), id)
   return 2
 end
 redis.call("HSET", KEYS[4], "m:" .. id, cjson.encode(meta))

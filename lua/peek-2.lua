@@ -8,6 +8,8 @@
 
   Output:
     a flat list: id, set score, payload, metadata JSON, attempts, waiting score, ... per message
+    (the set score is the waiting score, the due time, the visibility deadline, or for dead
+    letters the order in which they died)
 ]]
 local start = tonumber(ARGV[1])
 local entries = redis.call("ZRANGE", KEYS[1], start, start + tonumber(ARGV[2]) - 1, "WITHSCORES")

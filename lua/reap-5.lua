@@ -25,7 +25,7 @@ for _, id in ipairs(expired) do
     meta.lastFailedAt = now
     meta.deadLetteredAt = now
     redis.call("HSET", KEYS[4], "m:" .. id, cjson.encode(meta))
-    redis.call("ZADD", KEYS[3], ARGV[1], id)
+    redis.call("ZADD", KEYS[3], redis.call("HINCRBY", KEYS[5], "deadLettered", 1), id)
     dead = dead + 1
   else
     redis.call("ZADD", KEYS[2], redis.call("HGET", KEYS[4], "s:" .. id), id)
@@ -34,6 +34,5 @@ for _, id in ipairs(expired) do
 end
 if requeued + dead > 0 then
   redis.call("HINCRBY", KEYS[5], "reaped", requeued + dead)
-  redis.call("HINCRBY", KEYS[5], "deadLettered", dead)
 end
 return { requeued, dead }

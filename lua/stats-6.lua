@@ -35,7 +35,14 @@ for _ = 1, tonumber(ARGV[1]) do
   end
   from = scoreString(bandEnd)
 end
-local oldestDead = redis.call("ZRANGE", KEYS[4], 0, 0, "WITHSCORES")
+local oldestDead = false
+local firstDead = redis.call("ZRANGE", KEYS[4], 0, 0)
+if #firstDead > 0 then
+  local meta = redis.call("HGET", KEYS[5], "m:" .. firstDead[1])
+  if meta then
+    oldestDead = cjson.decode(meta).deadLetteredAt or false
+  end
+end
 return {
   redis.call("ZCARD", KEYS[1]),
   redis.call("ZCARD", KEYS[2]),
@@ -44,5 +51,5 @@ return {
   redis.call("HGETALL", KEYS[6]),
   bands,
   oldest,
-  oldestDead[2] or false,
+  oldestDead,
 }

@@ -30,25 +30,9 @@ export interface QueueDetail extends QueueSnapshot {
   purgeCooldownSeconds?: number;
 }
 
-export interface PayloadPreview {
-  encoding: "utf8" | "base64";
-  text: string;
-  bytes: number;
-  truncated: boolean;
-}
-
-export interface BrowsedMessage {
-  id: string;
-  payload: PayloadPreview | null;
-  headers: Record<string, unknown>;
-  reason: string | null;
-  attempts: number | null;
-  priority: number | null;
-  firstFailureAt: string | null;
-  lastFailureAt: string | null;
-  enqueuedAt: string | null;
-  originalDestination: string | null;
-}
+// Shapes the server defines once; type-only, so nothing of the server reaches the browser.
+export type { BrowsedMessage } from "@/server/brokers/browse";
+export type { PayloadPreview } from "@/server/brokers/preview";
 
 export interface BrokerSummary {
   name: string;

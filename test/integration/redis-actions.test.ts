@@ -79,6 +79,8 @@ describe("priority queue actions", () => {
       Array.from({ length: 30 }, (_, i) => `order ${i}`),
       Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? "timeout calling payments" : "card declined")),
     );
+    // Dead in the order 0..29 within a few milliseconds: "the first N" are the first to die.
+    expect((await queue.peek("dead", 0, 5)).map((message) => message.payload?.toString())).toEqual(["order 0", "order 1", "order 2", "order 3", "order 4"]);
     await pollAllNow();
     const preview = await requestAction(operator, { kind: "redrive", target: { queue: `redis/${queue.name}:dlq` }, params: { limit: 5 }, dryRun: true, idempotencyKey: crypto.randomUUID() }, null);
     expect(preview).toMatchObject({ dryRun: { wouldAffect: 5 } });

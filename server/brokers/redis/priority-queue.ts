@@ -29,7 +29,7 @@ export interface TakenMessage {
 
 export interface StoredMessage {
   id: string;
-  /** The score in the set it was read from: waiting score, due time, deadline or dead-letter time. */
+  /** The score in the set it was read from: waiting score, due time, deadline, or order of death. */
   setScore: number;
   payload: Buffer | null;
   meta: { enqueuedAt?: number; idempotencyKey?: string; lastError?: string; firstFailedAt?: number; lastFailedAt?: number; deadLetteredAt?: number };
