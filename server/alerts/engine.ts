@@ -24,6 +24,7 @@ export class AlertEngine {
   start(intervalMs: number): void {
     this.timer = setInterval(() => void this.cycle(), intervalMs);
     this.timer.unref?.();
+    void this.cycle();
   }
 
   async stop(): Promise<void> {

@@ -15,7 +15,10 @@ export class Leadership {
   /** True when this process may evaluate now. Cheap when already leader. */
   async check(): Promise<boolean> {
     const target = databaseTarget(process.env);
-    if (target.provider === "sqlite") return true;
+    if (target.provider === "sqlite") {
+      this.leader = true;
+      return true;
+    }
     if (this.leader && this.client) return true;
     try {
       this.client ??= await this.connect(target.url);

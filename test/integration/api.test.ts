@@ -32,6 +32,8 @@ describe("HTTP API", () => {
   it("answers health without authentication and everything else with 401", async () => {
     const anonymous = new Session(server.url);
     expect((await anonymous.call("GET", "/api/health")).json).toMatchObject({ status: "ok", store: "sqlite", version: "0.1.0" });
+    // One process on the embedded store evaluates alerts itself.
+    await waitFor(async () => (await anonymous.call("GET", "/api/health")).json.alertsLeader === true, { what: "the alerts leader", timeoutMs: 10_000 });
     for (const route of ["/api/brokers", "/api/queues", "/api/actions", "/api/audit", "/metrics", "/api/auth/me"]) {
       const response = await anonymous.call("GET", route);
       expect(response.status, route).toBe(401);
