@@ -3,7 +3,7 @@ import crypto from "node:crypto";
 import Redis from "ioredis";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, signIn } from "../support/browser";
 import { Session, startServer, type RunningServer } from "../support/server";
 import { waitFor } from "../support/wait";
 import { startReceiver } from "../support/webhook-receiver";
@@ -38,11 +38,7 @@ afterAll(async () => {
 describe("alerts page", () => {
   it("adds a channel and a rule, sends a test, and shows the alert firing", async () => {
     const page = await browser.newPage();
-    await page.goto(`${server.url}/login`);
-    await page.getByLabel("Username").fill("admin2");
-    await page.getByLabel("Password").fill("correct-horse-battery");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByTestId("who").waitFor();
+    await signIn(page, server.url, "admin2", "correct-horse-battery");
     await page.getByRole("link", { name: "Alerts" }).click();
 
     await page.getByLabel("Channel name").fill("pager");

@@ -6,7 +6,7 @@ import path from "node:path";
 import Redis from "ioredis";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, signIn } from "../support/browser";
 import { Session, startServer, type RunningServer } from "../support/server";
 
 const ADMIN_TOKEN = crypto.randomBytes(24).toString("hex");
@@ -29,14 +29,6 @@ async function screenshot(page: Page, name: string): Promise<void> {
   const dir = path.join("test-results", "screenshots");
   fs.mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
-}
-
-async function signIn(page: Page, username: string, password: string): Promise<void> {
-  await page.goto(`${server.url}/login`);
-  await page.getByLabel("Username").fill(username);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByTestId("who").waitFor();
 }
 
 beforeAll(async () => {
@@ -109,7 +101,7 @@ describe("dashboard in Chromium", () => {
     const adminApi = new Session(server.url, { bearer: ADMIN_TOKEN, origin: null });
     expect((await adminApi.call("POST", "/api/users", { username: "viewer1", password: "correct-horse-battery", role: "viewer" })).status).toBe(201);
     const page = await browser.newPage();
-    await signIn(page, "viewer1", "correct-horse-battery");
+    await signIn(page, server.url, "viewer1", "correct-horse-battery");
     await page.goto(`${server.url}/queues/redis/${encodeURIComponent(listName)}`);
     await page.getByTestId("action-purge").click();
     await page.getByTestId("purge-confirm").fill(listName);

@@ -5,7 +5,7 @@ import Redis from "ioredis";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PriorityQueue } from "@/server/brokers/redis/priority-queue";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, signIn } from "../support/browser";
 import { Session, startServer, type RunningServer } from "../support/server";
 
 const ADMIN_TOKEN = crypto.randomBytes(24).toString("hex");
@@ -45,11 +45,7 @@ afterAll(async () => {
 describe("Redis priority queue in the dashboard", () => {
   it("shows dead letters inertly and redrives them with a preview and a progress bar", async () => {
     const page = await browser.newPage();
-    await page.goto(`${server.url}/login`);
-    await page.getByLabel("Username").fill("operator1");
-    await page.getByLabel("Password").fill("correct-horse-battery");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByTestId("who").waitFor();
+    await signIn(page, server.url, "operator1", "correct-horse-battery");
 
     await page.goto(`${server.url}/queues/redis/${encodeURIComponent(name)}`);
     await page.getByTestId("priority-bands").locator(".recharts-bar-rectangle").first().waitFor({ state: "attached" });

@@ -13,6 +13,7 @@ import { disconnectDb } from "@/server/db/client";
 import { evalScript } from "@/server/brokers/redis/scripts";
 import { principal } from "../support/principals";
 import { useFreshSqlite } from "../support/store";
+import { actionEnded } from "../support/actions";
 import { waitFor } from "../support/wait";
 
 const redis = new Redis("redis://127.0.0.1:6379");
@@ -25,13 +26,6 @@ async function fill(list: string, count: number, tag: string): Promise<void> {
     const batch = Array.from({ length: Math.min(10_000, count - start) }, (_, i) => `${tag}-${start + i}`);
     await redis.lpush(list, ...batch);
   }
-}
-
-async function finished(id: string) {
-  return waitFor(async () => {
-    const action = await getAction(id);
-    return ["succeeded", "failed", "cancelled"].includes(action.state) ? action : null;
-  }, { what: `action ${id} to finish`, timeoutMs: 60_000 });
 }
 
 beforeAll(async () => {
@@ -78,7 +72,7 @@ describe("actions", () => {
     if (!("action" in first) || !("action" in again)) return;
     expect(first.created).toBe(true);
     expect(again).toMatchObject({ created: false, action: { id: first.action.id } });
-    const done = await finished(first.action.id);
+    const done = await actionEnded(first.action.id);
     expect(done).toMatchObject({ state: "succeeded", progress: { done: 5, total: 5 }, result: { moved: 5, destination: `${prefix}:orders` } });
     // Oldest dead letter first in line again: consumers pop from the right.
     expect(await redis.lrange(`${prefix}:orders`, 0, -1)).toEqual(["m-4", "m-3", "m-2", "m-1", "m-0"]);
@@ -136,7 +130,7 @@ describe("actions", () => {
     await pollAllNow();
     const outcome = await requestAction(operator, { kind: "purge", target: { queue: `redis/${prefix}:big` }, params: { confirm: `${prefix}:big` }, idempotencyKey: key() }, null);
     if (!("action" in outcome)) throw new Error("expected an action");
-    const done = await finished(outcome.action.id);
+    const done = await actionEnded(outcome.action.id);
     expect(done).toMatchObject({ state: "succeeded", result: { purged: 25_000 } });
     expect(await redis.exists(`${prefix}:big`)).toBe(0);
   });
@@ -148,7 +142,7 @@ describe("actions", () => {
     if (!("action" in outcome)) throw new Error("expected an action");
     await waitFor(async () => (await getAction(outcome.action.id)).progress.done > 0, { what: "some progress" });
     await cancelAction(operator, outcome.action.id, null);
-    const done = await finished(outcome.action.id);
+    const done = await actionEnded(outcome.action.id);
     expect(done.state).toBe("cancelled");
     const moved = await redis.llen(`${prefix}:slow`);
     const left = await redis.llen(`${prefix}:slow:dlq`);
@@ -172,7 +166,7 @@ describe("actions", () => {
       .map((line) => /id=(\d+)/.exec(line)![1]);
     expect(ids.length).toBe(1);
     await redis.client("KILL", "ID", ids[0]);
-    const done = await finished(outcome.action.id);
+    const done = await actionEnded(outcome.action.id);
     const moved = await redis.lrange(`${prefix}:crash`, 0, -1);
     const left = await redis.lrange(`${prefix}:crash:dlq`, 0, -1);
     // Whether the job failed on the dead connection or carried on after a reconnect,

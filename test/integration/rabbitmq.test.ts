@@ -8,13 +8,14 @@ import { browseMessages } from "@/server/brokers/browse";
 import { collectorState } from "@/server/collect/state";
 import { actionsFor } from "@/server/actions/registry";
 import { actionRunner } from "@/server/actions/runner";
-import { getAction, requestAction } from "@/server/actions/service";
+import { requestAction } from "@/server/actions/service";
 import { pollAllNow, startCollectors, stopCollectors } from "@/server/collect/collector";
 import { getQueue, listBrokers } from "@/server/collect/queries";
 import { parseConfig } from "@/server/config/load";
 import { disconnectDb } from "@/server/db/client";
 import { principal } from "../support/principals";
 import { useFreshSqlite } from "../support/store";
+import { actionEnded } from "../support/actions";
 import { waitFor } from "../support/wait";
 
 const MANAGEMENT = "http://127.0.0.1:15672";
@@ -83,13 +84,6 @@ async function action(kind: "redrive" | "purge" | "reprioritise", queue: string,
   const outcome = await requestAction(operator, { kind, target: { queue: `rabbitmq/${queue}` }, params, idempotencyKey: crypto.randomUUID() }, null);
   if (!("action" in outcome)) throw new Error("expected an action");
   return outcome.action.id;
-}
-
-async function finished(id: string) {
-  return waitFor(async () => {
-    const state = await getAction(id);
-    return ["succeeded", "failed", "cancelled"].includes(state.state) ? state : null;
-  }, { what: `action ${id}`, timeoutMs: 60_000 });
 }
 
 /** The management API's view catches up within its statistics interval (about 5 s). */
@@ -163,7 +157,7 @@ describe("RabbitMQ", () => {
       const ids = await deadLetter(source, 200);
       await waitFor(async () => (await readyCount(dlq)) === 200, { what: "200 dead letters" });
       await pollUntil(() => getQueue(`rabbitmq/${dlq}`).sources.length === 1, "the DLQ's source");
-      const done = await finished(await action("redrive", dlq, {}));
+      const done = await actionEnded(await action("redrive", dlq, {}));
       expect(done).toMatchObject({ state: "succeeded", result: { moved: 200 } });
       expect(await readyCount(dlq)).toBe(0);
       expect((await drainIds(source)).sort()).toEqual([...ids].sort());
@@ -190,7 +184,7 @@ describe("RabbitMQ", () => {
     expect(ours.length).toBe(1);
     expect(await readyCount(dlq)).toBeGreaterThan(0);
     expect((await management("DELETE", `/api/connections/${encodeURIComponent(ours[0].name)}`)).status).toBeLessThan(300);
-    const done = await finished(id);
+    const done = await actionEnded(id);
     expect(done.state).toBe("failed");
     const seen = [...(await drainIds(source)), ...(await drainIds(dlq))];
     // Each message is somewhere; a message copied but not yet acked is in both, same id.
@@ -203,10 +197,10 @@ describe("RabbitMQ", () => {
     channel.sendToQueue(dlq, Buffer.from("put here by hand"), { messageId: "manual-1" });
     await waitFor(async () => (await readyCount(dlq)) === 1, { what: "the message" });
     await pollUntil(() => getQueue(`rabbitmq/${dlq}`).sources.length === 1, "the DLQ's source");
-    const done = await finished(await action("redrive", dlq, {}));
+    const done = await actionEnded(await action("redrive", dlq, {}));
     expect(done).toMatchObject({ state: "failed", error: expect.stringContaining("has no x-death header") });
     expect(await readyCount(dlq)).toBe(1);
-    const moved = await finished(await action("redrive", dlq, { destination: source }));
+    const moved = await actionEnded(await action("redrive", dlq, { destination: source }));
     expect(moved).toMatchObject({ state: "succeeded", result: { moved: 1 } });
     expect(await drainIds(source)).toEqual(["manual-1"]);
   });
@@ -216,7 +210,7 @@ describe("RabbitMQ", () => {
     await deadLetter(source, 20);
     await waitFor(async () => (await readyCount(dlq)) === 20, { what: "dead letters" });
     await pollUntil(() => getQueue(`rabbitmq/${dlq}`).depth !== null, "the DLQ");
-    expect((await finished(await action("purge", dlq, { confirm: dlq }))).state).toBe("succeeded");
+    expect((await actionEnded(await action("purge", dlq, { confirm: dlq }))).state).toBe("succeeded");
     expect(await readyCount(dlq)).toBe(0);
   });
 
@@ -255,7 +249,7 @@ describe("RabbitMQ", () => {
     await pollUntil(() => getQueue(`rabbitmq/${name}`).depth === 6, "the queue's depth");
     expect(actionsFor(getQueue(`rabbitmq/${name}`))).toEqual(["purge", "reprioritise"]);
     await expect(action("reprioritise", name, { messageIds: ["urgent"], priority: 11 })).rejects.toMatchObject({ code: "invalid_input" });
-    const done = await finished(await action("reprioritise", name, { messageIds: ["urgent"], priority: 9 }));
+    const done = await actionEnded(await action("reprioritise", name, { messageIds: ["urgent"], priority: 9 }));
     expect(done).toMatchObject({ state: "succeeded", result: { changed: 1, republished: 6 } });
     const ids = await drainIds(name);
     expect(ids[0]).toBe("urgent");
@@ -280,7 +274,7 @@ describe("RabbitMQ", () => {
       await waitFor(async () => (await ch.checkQueue("dead")).messageCount === 1, { what: "the dead letter" });
       await pollUntil(() => getQueue(`rabbitmq/${vhost}/dead`).sources.length === 1, "the vhost's queues");
       expect(getQueue(`rabbitmq/${vhost}/work`)).toMatchObject({ name: `${vhost}/work`, dlq: { id: `rabbitmq/${vhost}/dead` }, facts: { vhost, queue: "work" } });
-      const done = await finished(await action("redrive", `${vhost}/dead`, {}));
+      const done = await actionEnded(await action("redrive", `${vhost}/dead`, {}));
       expect(done).toMatchObject({ state: "succeeded", result: { moved: 1 } });
       expect((await ch.checkQueue("work")).messageCount).toBe(1);
     } finally {
@@ -304,7 +298,7 @@ describe("RabbitMQ", () => {
     const [preview] = (await browseMessages({ queue: getQueue(`rabbitmq/${dlq}`), broker, limit: 1, confirmSideEffects: true })).items;
     expect(preview.payload).toMatchObject({ bytes: 50 * 1024 * 1024, truncated: true });
     expect(preview.payload!.text.length).toBe(4096);
-    expect((await finished(await action("redrive", dlq, {}))).state).toBe("succeeded");
+    expect((await actionEnded(await action("redrive", dlq, {}))).state).toBe("succeeded");
     const back = await channel.get(source, { noAck: true });
     expect(back && back.content.length).toBe(big.length);
   });

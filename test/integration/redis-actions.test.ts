@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerBuiltInActions } from "@/server/actions/handlers";
 import { actionsFor } from "@/server/actions/registry";
 import { actionRunner } from "@/server/actions/runner";
-import { getAction, requestAction } from "@/server/actions/service";
+import { requestAction } from "@/server/actions/service";
 import { browseMessages } from "@/server/brokers/browse";
 import { PriorityQueue } from "@/server/brokers/redis/priority-queue";
 import { pollAllNow, startCollectors, stopCollectors } from "@/server/collect/collector";
@@ -16,7 +16,7 @@ import { parseConfig } from "@/server/config/load";
 import { disconnectDb } from "@/server/db/client";
 import { principal } from "../support/principals";
 import { useFreshSqlite } from "../support/store";
-import { waitFor } from "../support/wait";
+import { actionEnded } from "../support/actions";
 
 const redis = new Redis("redis://127.0.0.1:6379");
 const run = crypto.randomBytes(4).toString("hex");
@@ -36,10 +36,7 @@ async function queueWithDeadLetters(payloads: Array<string | Buffer>, errors: st
 async function runAction(kind: "redrive" | "purge" | "reprioritise", queue: string, params: Record<string, unknown>) {
   const outcome = await requestAction(operator, { kind, target: { queue: `redis/${queue}` }, params, idempotencyKey: crypto.randomUUID() }, null);
   if (!("action" in outcome)) throw new Error("expected an action");
-  return waitFor(async () => {
-    const action = await getAction(outcome.action.id);
-    return ["succeeded", "failed", "cancelled"].includes(action.state) ? action : null;
-  }, { what: `${kind} to finish`, timeoutMs: 60_000 });
+  return actionEnded(outcome.action.id);
 }
 
 beforeAll(async () => {

@@ -26,6 +26,7 @@ import { disconnectDb } from "@/server/db/client";
 import { principal } from "../support/principals";
 import { useFreshSqlite } from "../support/store";
 import { startTcpProxy } from "../support/tcp-proxy";
+import { actionEnded } from "../support/actions";
 import { waitFor } from "../support/wait";
 
 const ENDPOINT = "http://127.0.0.1:9324";
@@ -104,13 +105,6 @@ async function startAction(kind: "redrive" | "purge", queue: string, params: Rec
   return outcome.action.id;
 }
 
-async function finished(id: string) {
-  return waitFor(async () => {
-    const action = await getAction(id);
-    return ["succeeded", "failed", "cancelled"].includes(action.state) ? action : null;
-  }, { what: `action ${id}`, timeoutMs: 60_000 });
-}
-
 async function useBroker(endpoint = ENDPOINT): Promise<void> {
   await stopCollectors();
   await startCollectors(
@@ -176,7 +170,7 @@ describe("SQS", () => {
   it("redrives by move task back to the source, every message counted", async () => {
     const pair = await pairWithDeadLetters(40);
     await useBroker();
-    const action = await finished(await startAction("redrive", pair.dlqName, { method: "move-task" }));
+    const action = await actionEnded(await startAction("redrive", pair.dlqName, { method: "move-task" }));
     expect(action).toMatchObject({ state: "succeeded", result: { method: "move-task" } });
     await waitFor(async () => (await depth(pair.source.url)) === 40, { what: "40 messages back in the source" });
     expect(await depth(pair.dlq.url)).toBe(0);
@@ -186,7 +180,7 @@ describe("SQS", () => {
   it("redrives the first N by hand, keeping the original id on each copy", async () => {
     const pair = await pairWithDeadLetters(25);
     await useBroker();
-    const action = await finished(await startAction("redrive", pair.dlqName, { limit: 15 }));
+    const action = await actionEnded(await startAction("redrive", pair.dlqName, { limit: 15 }));
     expect(action).toMatchObject({ state: "succeeded", result: { method: "manual", moved: 15, destination: pair.sourceName } });
     const moved = await drain(pair.source.url);
     const left = await drain(pair.dlq.url);
@@ -206,7 +200,7 @@ describe("SQS", () => {
     }));
     for (let i = 0; i < entries.length; i += 10) await sqs.send(new SendMessageBatchCommand({ QueueUrl: pair.dlq.url, Entries: entries.slice(i, i + 10) }));
     await useBroker();
-    const action = await finished(await startAction("redrive", pair.dlqName, { method: "manual" }));
+    const action = await actionEnded(await startAction("redrive", pair.dlqName, { method: "manual" }));
     expect(action).toMatchObject({ state: "succeeded", result: { moved: 30 } });
     const byGroup = new Map<string, string[]>();
     for (const message of await drain(pair.source.url)) byGroup.set(message.group!, [...(byGroup.get(message.group!) ?? []), message.body]);
@@ -219,7 +213,7 @@ describe("SQS", () => {
     const id = await startAction("redrive", pair.dlqName, { method: "move-task", maxPerSecond: 10 });
     await waitFor(async () => (await getAction(id)).progress.done > 0, { what: "some progress", timeoutMs: 20_000 });
     await cancelAction(operator, id, null);
-    expect((await finished(id)).state).toBe("cancelled");
+    expect((await actionEnded(id)).state).toBe("cancelled");
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const inSource = await depth(pair.source.url);
     const inDlq = await depth(pair.dlq.url);
@@ -231,7 +225,7 @@ describe("SQS", () => {
   it("purges once, then answers 409 with the time left", async () => {
     const pair = await pairWithDeadLetters(5);
     await useBroker();
-    const action = await finished(await startAction("purge", pair.dlqName, { confirm: pair.dlqName }));
+    const action = await actionEnded(await startAction("purge", pair.dlqName, { confirm: pair.dlqName }));
     expect(action.state).toBe("succeeded");
     await waitFor(async () => (await depth(pair.dlq.url)) === 0, { what: "the purge" });
     const refused = await startAction("purge", pair.dlqName, { confirm: pair.dlqName }).catch((error) => error);
@@ -247,7 +241,7 @@ describe("SQS", () => {
     const id = await startAction("redrive", pair.dlqName, { method: "manual", maxPerSecond: 40, visibilitySeconds: 2 });
     await waitFor(async () => (await getAction(id)).progress.done >= 20, { what: "a quarter moved", timeoutMs: 20_000 });
     await proxy.cut();
-    const action = await finished(id);
+    const action = await actionEnded(id);
     expect(action.state).toBe("failed");
     expect(action.error).toMatch(/SQS redrive of .*: /);
     // Messages received but not deleted come back after their 2 s visibility.
@@ -267,7 +261,7 @@ describe("SQS", () => {
     const id = await startAction("redrive", pair.dlqName, { method: "manual", maxPerSecond: 30, visibilitySeconds: 1 });
     await waitFor(async () => (await getAction(id)).progress.done >= 10, { what: "some moved", timeoutMs: 20_000 });
     await sqs.send(new DeleteQueueCommand({ QueueUrl: pair.source.url }));
-    const action = await finished(id);
+    const action = await actionEnded(id);
     expect(action.state).toBe("failed");
     expect(action.error).toMatch(/a queue no longer exists/);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
