@@ -46,8 +46,12 @@ async function pair(type: "classic" | "quorum") {
   return { source: base, dlq: `${base}-dlq` };
 }
 
-/** Publishes `count` messages to the source, then rejects each: RabbitMQ dead-letters them. */
-async function deadLetter(source: string, count: number): Promise<string[]> {
+/**
+ * Publishes `count` messages to the source and rejects each, so RabbitMQ dead-letters them.
+ * The rejecting consumer stays until the DLQ holds them all: a quorum queue may return a
+ * rejected message to the source, and it is rejected again rather than left behind.
+ */
+async function deadLetter({ source, dlq }: { source: string; dlq: string }, count: number): Promise<string[]> {
   const confirm = await connection.createConfirmChannel();
   const ids = Array.from({ length: count }, (_, i) => `${source}-m${i}`);
   for (const id of ids) confirm.sendToQueue(source, Buffer.from(`body of ${id}`), { messageId: id, persistent: true });
@@ -55,13 +59,10 @@ async function deadLetter(source: string, count: number): Promise<string[]> {
   await confirm.close();
   const reject = await connection.createChannel();
   await reject.prefetch(500);
-  let rejected = 0;
   await reject.consume(source, (message) => {
-    if (!message) return;
-    reject.nack(message, false, false);
-    rejected++;
+    if (message) reject.nack(message, false, false);
   });
-  await waitFor(() => rejected >= count, { what: "every message rejected" });
+  await waitFor(async () => (await readyCount(dlq)) === count, { what: `${count} dead letters in ${dlq}`, timeoutMs: 40_000 });
   await reject.close();
   return ids;
 }
@@ -154,8 +155,7 @@ describe("RabbitMQ", () => {
   for (const type of ["classic", "quorum"] as const) {
     it(`redrives a ${type} DLQ back where each message died, every message counted`, async () => {
       const { source, dlq } = await pair(type);
-      const ids = await deadLetter(source, 200);
-      await waitFor(async () => (await readyCount(dlq)) === 200, { what: "200 dead letters" });
+      const ids = await deadLetter({ source, dlq }, 200);
       await pollUntil(() => getQueue(`rabbitmq/${dlq}`).sources.length === 1, "the DLQ's source");
       const done = await actionEnded(await action("redrive", dlq, {}));
       expect(done).toMatchObject({ state: "succeeded", result: { moved: 200 } });
@@ -167,8 +167,7 @@ describe("RabbitMQ", () => {
   it("loses nothing when the redrive's connection is closed by force halfway", async () => {
     const total = 3000;
     const { source, dlq } = await pair("quorum");
-    const ids = await deadLetter(source, total);
-    await waitFor(async () => (await readyCount(dlq)) === total, { what: "dead letters", timeoutMs: 60_000 });
+    const ids = await deadLetter({ source, dlq }, total);
     await pollUntil(() => getQueue(`rabbitmq/${dlq}`).sources.length === 1, "the DLQ's source");
     const id = await action("redrive", dlq, { maxPerSecond: 250 });
     await waitFor(async () => (await readyCount(source)) > 300, { what: "the redrive under way" });
@@ -185,7 +184,7 @@ describe("RabbitMQ", () => {
     expect(await readyCount(dlq)).toBeGreaterThan(0);
     expect((await management("DELETE", `/api/connections/${encodeURIComponent(ours[0].name)}`)).status).toBeLessThan(300);
     const done = await actionEnded(id);
-    expect(done.state).toBe("failed");
+    expect(done).toMatchObject({ state: "failed", error: expect.stringContaining("closed during the redrive") });
     const seen = [...(await drainIds(source)), ...(await drainIds(dlq))];
     // Each message is somewhere; a message copied but not yet acked is in both, same id.
     expect(new Set(seen)).toEqual(new Set(ids));
@@ -207,8 +206,7 @@ describe("RabbitMQ", () => {
 
   it("purges through the management API", async () => {
     const { source, dlq } = await pair("classic");
-    await deadLetter(source, 20);
-    await waitFor(async () => (await readyCount(dlq)) === 20, { what: "dead letters" });
+    await deadLetter({ source, dlq }, 20);
     await pollUntil(() => getQueue(`rabbitmq/${dlq}`).depth !== null, "the DLQ");
     expect((await actionEnded(await action("purge", dlq, { confirm: dlq }))).state).toBe("succeeded");
     expect(await readyCount(dlq)).toBe(0);
@@ -217,8 +215,7 @@ describe("RabbitMQ", () => {
   it("asks before reading, then shows x-death; a quorum DLQ keeps its delivery counts", async () => {
     for (const type of ["classic", "quorum"] as const) {
       const { source, dlq } = await pair(type);
-      await deadLetter(source, 3);
-      await waitFor(async () => (await readyCount(dlq)) === 3, { what: "dead letters" });
+      await deadLetter({ source, dlq }, 3);
       await pollUntil(() => getQueue(`rabbitmq/${dlq}`).sources.length === 1, "the DLQ's source");
       const broker = collectorState().brokers.get("rabbitmq")!.config;
       await expect(browseMessages({ queue: getQueue(`rabbitmq/${dlq}`), broker, limit: 10, confirmSideEffects: false })).rejects.toMatchObject({

@@ -58,7 +58,11 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
   // out together, up to the last of a confirmed run, to save one frame per message.
   const pending: Array<{ message: ConsumeMessage; confirmed: boolean }> = [];
   let confirmedRun = 0;
+  // Once the channel is closed (connection cut, broker stopped) nothing can be acked or
+  // nacked: RabbitMQ puts back every delivery not acked, so the originals stay in the DLQ.
+  let closed = false;
   const ackConfirmedRun = (force: boolean, channel: ConfirmChannel) => {
+    if (closed) return;
     let last: ConsumeMessage | null = null;
     let count = 0;
     while (pending.length > 0 && pending[0].confirmed && (force || confirmedRun >= ACK_EVERY)) {
@@ -74,6 +78,14 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
   const started = Date.now();
   try {
     const channel: ConfirmChannel = await connection.createConfirmChannel();
+    channel.on("error", () => undefined);
+    // Registered after amqplib's own "close" listener, which fails each unconfirmed publish
+    // first: those callbacks must already see the channel as closed, hence prependListener.
+    let closing = false;
+    channel.prependListener("close", () => {
+      closed = true;
+      if (!closing) failure ??= new Error(`The AMQP connection closed during the redrive of ${queue} (${moved} moved); what was not moved is still in the queue: run the redrive again`);
+    });
     await channel.prefetch(Math.min(PREFETCH, limit));
     const unroutable = new Set<string>();
     channel.on("return", (returned) => unroutable.add(String(returned.properties.headers?.["x-varal-redrive"])));
@@ -114,7 +126,8 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
           // Not taken by the broker, or routed nowhere: this original and the ones after it
           // stay where they were (acked in order only up to the last good one).
           ackConfirmedRun(true, channel);
-          pending.splice(0).forEach((held) => channel.nack(held.message, false, true));
+          const held = pending.splice(0);
+          if (!closed) held.forEach((entry) => channel.nack(entry.message, false, true));
           failure ??= new Error(
             error
               ? `RabbitMQ did not confirm a copy: ${error.message}`
@@ -148,13 +161,19 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
       }
     }
     await stop();
-    while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    await channel.waitForConfirms().catch(() => undefined);
-    ackConfirmedRun(true, channel);
-    await channel.close();
+    while (inFlight > 0 && !closed) await new Promise((resolve) => setTimeout(resolve, 20));
+    if (!closed) {
+      await channel.waitForConfirms().catch(() => undefined);
+      ackConfirmedRun(true, channel);
+      closing = true;
+      await channel.close().catch(() => undefined);
+    }
     if (context.signal.aborted) throw context.signal.reason;
     if (failure) throw failure;
     return { moved, destination: context.params.destination ?? "where each message died from (x-death)" };
+  } catch (error) {
+    // A call on a channel that closed meanwhile fails with amqplib's bare "Channel closed".
+    throw closed && failure ? failure : error;
   } finally {
     await connection.close().catch(() => undefined);
   }

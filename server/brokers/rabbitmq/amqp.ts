@@ -8,7 +8,11 @@ export async function connectAmqp(config: BrokerConfigOf<"rabbitmq">, purpose: s
   if (config.username) url.username = encodeURIComponent(config.username);
   if (config.password) url.password = encodeURIComponent(config.password);
   try {
-    return await amqp.connect(url.toString(), { clientProperties: { connection_name: `varal ${purpose}` }, timeout: 10_000 });
+    const connection = await amqp.connect(url.toString(), { clientProperties: { connection_name: `varal ${purpose}` }, timeout: 10_000 });
+    // A socket error is also reported through "close" (and each channel's "close"), where
+    // the work using the connection notices it; unheard, "error" would end the process.
+    connection.on("error", () => undefined);
+    return connection;
   } catch (error) {
     const message = (error as Error).message;
     if (/ACCESS_REFUSED|403/.test(message)) {
