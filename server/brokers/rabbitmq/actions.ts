@@ -5,6 +5,7 @@
 import type { ConfirmChannel, ConsumeMessage, GetMessage } from "amqplib";
 import { z } from "zod";
 import type { QueueActionHandler, QueueActionTarget, RunContext } from "../../actions/types";
+import { purgeParams, requireTypedName, type PurgeParams } from "../../actions/purge";
 import { collectorState } from "../../collect/state";
 import type { BrokerConfigOf } from "../../config/schema";
 import { VaralError } from "../../errors";
@@ -218,8 +219,6 @@ export const redrive: QueueActionHandler<RedriveParams> = {
   run: redriveRun,
 };
 
-const purgeParams = z.object({ confirm: z.string().optional() });
-type PurgeParams = z.infer<typeof purgeParams>;
 
 export const purge: QueueActionHandler<PurgeParams> = {
   kind: "purge",
@@ -227,9 +226,7 @@ export const purge: QueueActionHandler<PurgeParams> = {
   params: purgeParams,
   appliesTo: (queue) => queue.facts.queueType !== "stream",
   check(target, params, mode) {
-    if (mode === "run" && params.confirm !== target.queue.name) {
-      throw new VaralError("invalid_input", `To purge, type the queue's name exactly: params.confirm must be "${target.queue.name}".`);
-    }
+    requireTypedName(target, params, mode);
   },
   async dryRun(target) {
     return {

@@ -4,6 +4,7 @@
 import type Redis from "ioredis";
 import { z } from "zod";
 import type { QueueActionHandler, QueueActionTarget, RunContext } from "../../actions/types";
+import { purgeParams, requireTypedName, type PurgeParams } from "../../actions/purge";
 import type { BrokerConfigOf } from "../../config/schema";
 import { VaralError } from "../../errors";
 import { previewPayload } from "../preview";
@@ -12,6 +13,7 @@ import { DEAD_LETTER_SUFFIX } from "./keys";
 import { REDIS_DLQ_SUFFIX } from "./parse";
 import { MAX_BATCH, PriorityQueue, parsePriority } from "./priority-queue";
 import { evalScript } from "./scripts";
+import { velocity } from "../../actions/pace";
 
 const SAMPLE = 5;
 const CLIENT_TIMEOUT_MS = 10_000;
@@ -27,32 +29,6 @@ async function withClient<T>(target: QueueActionTarget, fn: (client: Redis) => P
   } finally {
     client.disconnect();
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/** Keeps a loop under maxPerSecond: call after each batch with the batch's size. */
-function velocity(maxPerSecond: number | undefined, signal: AbortSignal) {
-  const started = Date.now();
-  let total = 0;
-  return async (moved: number) => {
-    total += moved;
-    if (!maxPerSecond) return;
-    const due = started + (total / maxPerSecond) * 1000;
-    if (due > Date.now()) await sleep(due - Date.now(), signal);
-  };
 }
 
 function batchFor(maxPerSecond: number | undefined): number {
@@ -192,8 +168,6 @@ export const redrive: QueueActionHandler<RedriveParams> = {
 
 // ---- purge -----------------------------------------------------------------------------
 
-const purgeParams = z.object({ confirm: z.string().optional() });
-type PurgeParams = z.infer<typeof purgeParams>;
 
 export const purge: QueueActionHandler<PurgeParams> = {
   kind: "purge",
@@ -202,9 +176,7 @@ export const purge: QueueActionHandler<PurgeParams> = {
   appliesTo: (queue) => queue.type === "list" || queue.type === "priority",
   check(target, params, mode) {
     if (target.queue.type !== "list" && target.queue.type !== "priority") throw unsupported(target, "purge");
-    if (mode === "run" && params.confirm !== target.queue.name) {
-      throw new VaralError("invalid_input", `To purge, type the queue's name exactly: params.confirm must be "${target.queue.name}".`);
-    }
+    requireTypedName(target, params, mode);
   },
   async dryRun(target) {
     return withClient(target, async (client) => {

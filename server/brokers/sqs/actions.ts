@@ -10,6 +10,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { z } from "zod";
 import type { QueueActionHandler, QueueActionTarget, RunContext } from "../../actions/types";
+import { purgeParams, requireTypedName, type PurgeParams } from "../../actions/purge";
 import { collectorState } from "../../collect/state";
 import type { BrokerConfigOf } from "../../config/schema";
 import { VaralError } from "../../errors";
@@ -162,8 +163,6 @@ export const redrive: QueueActionHandler<RedriveParams> = {
   },
 };
 
-const purgeParams = z.object({ confirm: z.string().optional() });
-type PurgeParams = z.infer<typeof purgeParams>;
 
 function cooldownError(target: QueueActionTarget, seconds: number): VaralError {
   return new VaralError(
@@ -181,9 +180,7 @@ export const purge: QueueActionHandler<PurgeParams> = {
   check(target, params, mode) {
     const cooldown = purgeCooldownSeconds(target.queue.id);
     if (cooldown > 0) throw cooldownError(target, cooldown);
-    if (mode === "run" && params.confirm !== target.queue.name) {
-      throw new VaralError("invalid_input", `To purge, type the queue's name exactly: params.confirm must be "${target.queue.name}".`);
-    }
+    requireTypedName(target, params, mode);
   },
   async dryRun(target) {
     return {

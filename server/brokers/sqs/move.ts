@@ -11,6 +11,7 @@ import {
   type SQSClient,
   type SendMessageBatchRequestEntry,
 } from "@aws-sdk/client-sqs";
+import { velocity } from "../../actions/pace";
 
 /** The message attribute that carries a moved message's original id. */
 export const ORIGINAL_ID_ATTRIBUTE = "varal-original-message-id";
@@ -48,7 +49,7 @@ export function copyEntry(message: Message, index: number, destinationFifo: bool
 }
 
 export async function moveMessages(client: SQSClient, options: MoveOptions): Promise<{ moved: number; failed: string[] }> {
-  const started = Date.now();
+  const pace = velocity(options.maxPerSecond, options.signal);
   let moved = 0;
   let emptyReceives = 0;
   const failed: string[] = [];
@@ -97,10 +98,7 @@ export async function moveMessages(client: SQSClient, options: MoveOptions): Pro
     }
     moved += done.length;
     await options.onProgress(moved);
-    if (options.maxPerSecond) {
-      const due = started + (moved / options.maxPerSecond) * 1000;
-      if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
-    }
+    await pace(done.length);
   }
   return { moved, failed };
 }
