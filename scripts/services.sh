@@ -86,7 +86,14 @@ fetch_jars() { # fetch_jars NAME: copies the artifacts named in scripts/services
 }
 
 start_kafka() {
-  if port_open 9092; then say "kafka already running on 9092"; return; fi
+  if port_open 9092; then
+    if ! port_open 9094; then
+      say "a Kafka on 9092 lacks the PROXIED listener on 9094 (scripts/services/kafka.properties): stop it and run this again"
+      exit 1
+    fi
+    say "kafka already running on 9092"
+    return
+  fi
   fetch_jars kafka
   local dir="$state/kafka"
   mkdir -p "$dir/data"

@@ -19,9 +19,26 @@ interface Form {
   fromPriority: string;
   priority: string;
   method: string;
+  destination: string;
+  resetTo: string;
+  resetValue: string;
+  partitions: string;
 }
 
-const EMPTY: Form = { limit: "", maxPerSecond: "", contains: "", confirm: "", messageIds: "", fromPriority: "", priority: "0", method: "auto" };
+const EMPTY: Form = {
+  limit: "",
+  maxPerSecond: "",
+  contains: "",
+  confirm: "",
+  messageIds: "",
+  fromPriority: "",
+  priority: "0",
+  method: "auto",
+  destination: "",
+  resetTo: "earliest",
+  resetValue: "",
+  partitions: "",
+};
 
 function paramsFor(kind: string, form: Form, brokerKind: string): Record<string, unknown> {
   const number = (value: string) => (value.trim() === "" ? undefined : Number(value));
@@ -31,8 +48,14 @@ function paramsFor(kind: string, form: Form, brokerKind: string): Record<string,
       limit: number(form.limit),
       maxPerSecond: number(form.maxPerSecond),
       contains: form.contains || undefined,
+      destination: form.destination || undefined,
       ...(brokerKind === "sqs" ? { method: form.method } : {}),
     };
+  }
+  if (kind === "offset-reset") {
+    const partitions = form.partitions.split(/[\s,]+/).filter(Boolean).map(Number);
+    const value = form.resetTo === "offset" ? number(form.resetValue) : form.resetTo === "timestamp" && form.resetValue ? new Date(form.resetValue).toISOString() : undefined;
+    return { to: form.resetTo, value, partitions: partitions.length > 0 ? partitions : undefined };
   }
   if (kind === "reprioritise") {
     const ids = form.messageIds.split(/[\s,]+/).filter(Boolean);
@@ -44,6 +67,14 @@ function paramsFor(kind: string, form: Form, brokerKind: string): Record<string,
 }
 
 function SampleItem({ item }: { item: unknown }) {
+  if (item && typeof item === "object" && "partition" in item && "to" in item) {
+    const move = item as { partition: number; from: number | null; to: number; logEnd: number };
+    return (
+      <div className="small mono" data-testid="offset-move">
+        partition {move.partition}: {move.from ?? "no commit"} → {move.to} (lag after: {move.logEnd - move.to})
+      </div>
+    );
+  }
   if (item && typeof item === "object" && "encoding" in item && "text" in item) return <Payload preview={item as PayloadPreview} />;
   if (item && typeof item === "object" && "payload" in item) {
     const { payload, ...rest } = item as { payload: PayloadPreview | null } & Record<string, unknown>;
@@ -128,6 +159,7 @@ export function ActionPanel({ queue, canAct, pickedMessage }: { queue: QueueDeta
                 {field("limit", "At most", { placeholder: "all" })}
                 {field("maxPerSecond", "Messages per second", { placeholder: "no limit" })}
                 {queue.type === "priority" && field("contains", "Only if payload or error contains", { size: 16 })}
+                {queue.kind === "kafka" && field("destination", "To topic", { size: 16, placeholder: "from headers" })}
                 {queue.kind === "sqs" && (
                   <label className="row small">
                     How
@@ -138,6 +170,27 @@ export function ActionPanel({ queue, canAct, pickedMessage }: { queue: QueueDeta
                     </select>
                   </label>
                 )}
+              </>
+            )}
+            {kind === "offset-reset" && (
+              <>
+                <label className="row small">
+                  To
+                  <select value={form.resetTo} onChange={(event) => setForm({ ...form, resetTo: event.target.value, resetValue: "" })} data-testid="reset-to">
+                    <option value="earliest">the earliest offset</option>
+                    <option value="latest">the latest offset (skip the backlog)</option>
+                    <option value="timestamp">the first record at or after a time</option>
+                    <option value="offset">an offset</option>
+                  </select>
+                </label>
+                {form.resetTo === "offset" && field("resetValue", "Offset", { size: 10, testId: "reset-value" })}
+                {form.resetTo === "timestamp" && (
+                  <label className="row small">
+                    Time
+                    <input type="datetime-local" value={form.resetValue} onChange={(event) => setForm({ ...form, resetValue: event.target.value })} />
+                  </label>
+                )}
+                {field("partitions", "Partitions", { size: 10, placeholder: "all" })}
               </>
             )}
             {kind === "purge" && (

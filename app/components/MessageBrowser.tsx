@@ -10,13 +10,36 @@ import { Payload } from "./Payload";
 export function MessageBrowser({ queue, onPick }: { queue: QueueDetail; onPick?: (id: string) => void }) {
   const [cursors, setCursors] = useState<Array<string | null>>([null]);
   const [confirmed, setConfirmed] = useState(false);
+  const [start, setStart] = useState({ mode: "next", value: "" });
+  const [from, setFrom] = useState("");
   const cursor = cursors[cursors.length - 1];
-  const messages = useMessages(queue.id, queue.browsable, cursor, confirmed);
+  const messages = useMessages(queue.id, queue.browsable, cursor, confirmed, from);
+  const applyStart = () => {
+    setCursors([null]);
+    if (start.mode === "offset") setFrom(`fromOffset=${encodeURIComponent(start.value)}`);
+    else if (start.mode === "time") setFrom(`fromTime=${encodeURIComponent(new Date(start.value).toISOString())}`);
+    else setFrom("");
+  };
   const deadLetters = queue.facts.deadLetterOf !== undefined || queue.sources.length > 0;
   const costly = messages.error instanceof ApiError && messages.error.status === 409 && !confirmed;
 
   return (
     <div data-testid="message-browser">
+      {queue.kind === "kafka" && (
+        <div className="row small" style={{ marginBottom: 8 }}>
+          Read from
+          <select value={start.mode} onChange={(event) => setStart({ mode: event.target.value, value: "" })} data-testid="browse-from">
+            <option value="next">where the group reads next</option>
+            <option value="offset">an offset</option>
+            <option value="time">a time</option>
+          </select>
+          {start.mode === "offset" && <input value={start.value} onChange={(event) => setStart({ ...start, value: event.target.value })} size={10} placeholder="offset" data-testid="browse-offset" />}
+          {start.mode === "time" && <input type="datetime-local" value={start.value} onChange={(event) => setStart({ ...start, value: event.target.value })} />}
+          <button onClick={applyStart} disabled={start.mode !== "next" && start.value === ""} data-testid="browse-apply">
+            Read
+          </button>
+        </div>
+      )}
       {costly ? (
         <div className="note" data-testid="side-effect-warning">
           <p>{messages.error!.message}</p>
@@ -68,6 +91,12 @@ export function MessageBrowser({ queue, onPick }: { queue: QueueDetail; onPick?:
                 )}
                 <td>
                   <Payload preview={message.payload} />
+                  {Object.keys(message.headers).length > 0 && (
+                    <details className="small">
+                      <summary>Headers</summary>
+                      <pre className="payload">{JSON.stringify(message.headers, null, 2)}</pre>
+                    </details>
+                  )}
                 </td>
               </tr>
             ))}

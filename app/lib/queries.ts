@@ -13,7 +13,7 @@ export const keys = {
   brokers: ["brokers"] as const,
   queues: (filter: Record<string, string>) => ["queues", filter] as const,
   queue: (id: string) => ["queue", id] as const,
-  messages: (id: string, cursor: string | null, confirmed: boolean) => ["messages", id, cursor, confirmed] as const,
+  messages: (id: string, cursor: string | null, confirmed: boolean, from: string) => ["messages", id, cursor, confirmed, from] as const,
   history: (id: string, metric: string, range: string) => ["history", id, metric, range] as const,
   actions: ["actions"] as const,
   action: (id: string) => ["action", id] as const,
@@ -53,12 +53,13 @@ export function useQueue(id: string) {
   return useQuery({ queryKey: keys.queue(id), queryFn: () => api<QueueDetail>(queueApiPath(id)), refetchInterval: POLL.snapshot });
 }
 
-export function useMessages(id: string, enabled: boolean, cursor: string | null, confirmSideEffects: boolean) {
+/** `from` is a query string for Kafka ("fromOffset=…" or "fromTime=…"), or empty. */
+export function useMessages(id: string, enabled: boolean, cursor: string | null, confirmSideEffects: boolean, from = "") {
   return useQuery({
-    queryKey: keys.messages(id, cursor, confirmSideEffects),
+    queryKey: keys.messages(id, cursor, confirmSideEffects, from),
     queryFn: () =>
       api<{ sideEffects: string; items: BrowsedMessage[]; nextCursor: string | null }>(
-        `${queueApiPath(id)}/messages?limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}${confirmSideEffects ? "&confirmSideEffects=true" : ""}`,
+        `${queueApiPath(id)}/messages?limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : from ? `&${from}` : ""}${confirmSideEffects ? "&confirmSideEffects=true" : ""}`,
       ),
     enabled,
     // A read that has a cost is made once, when asked for, never on a timer.

@@ -33,6 +33,7 @@ export interface QueueDetail extends QueueSnapshot {
 // Shapes the server defines once; type-only, so nothing of the server reaches the browser.
 export type { BrowsedMessage } from "@/server/brokers/browse";
 export type { PayloadPreview } from "@/server/brokers/preview";
+export type { HotPartition, MemberView, PartitionView } from "@/server/brokers/kafka/parse";
 
 export interface BrokerSummary {
   name: string;

@@ -4,6 +4,7 @@ import type { BrokerConfig } from "../config/schema";
 import type { QueueSnapshot } from "../collect/snapshot";
 import { VaralError } from "../errors";
 import type { PayloadPreview } from "./preview";
+import { browseKafka } from "./kafka/browse";
 import { browseRabbitMq } from "./rabbitmq/browse";
 import { browseRedis } from "./redis/browse";
 import { browseSqs } from "./sqs/browse";
@@ -36,13 +37,16 @@ export interface BrowseRequest {
   limit: number;
   cursor?: string;
   confirmSideEffects: boolean;
+  /** Where to start reading a Kafka topic, instead of where its group reads next. */
+  from?: { offset?: number; time?: string };
 }
 
 export function browsable(queue: QueueSnapshot): boolean {
   return (
     (queue.kind === "redis" && (queue.type === "list" || queue.type === "priority")) ||
     queue.kind === "sqs" ||
-    (queue.kind === "rabbitmq" && queue.facts.queueType !== "stream")
+    (queue.kind === "rabbitmq" && queue.facts.queueType !== "stream") ||
+    (queue.kind === "kafka" && queue.facts.topicMissing !== true)
   );
 }
 
@@ -50,7 +54,12 @@ export async function browseMessages(request: BrowseRequest): Promise<BrowsePage
   if (!browsable(request.queue)) {
     throw new VaralError("not_supported", `Varal cannot read the messages of ${request.queue.kind} ${request.queue.type} queues.`);
   }
+  if (request.from && request.queue.kind !== "kafka") {
+    throw new VaralError("invalid_input", "fromOffset and fromTime apply to Kafka topics only: other queues are read from their head.");
+  }
   switch (request.queue.kind) {
+    case "kafka":
+      return browseKafka(request);
     case "sqs":
       return browseSqs(request);
     case "rabbitmq":

@@ -21,6 +21,8 @@ export interface QueueObservation {
   lagSeconds: number | null;
   /** The name of this queue's dead-letter queue on the same broker, if it has one. */
   dlqName?: string | null;
+  /** A dead-letter queue by the broker's own marks (a Kafka DLQ topic), whether or not a source points at it. */
+  isDeadLetterQueue?: boolean;
   /** A status the adapter judged itself (for example from Kafka's offset trend). */
   status?: { status: QueueStatus; reason: string };
   facts: Record<string, unknown>;

@@ -45,7 +45,7 @@ export function deriveSnapshots(
       dlqDepth,
       idlePolls,
       lagWarningSeconds,
-      isDeadLetterQueue: deadLetterQueues.has(queue.name),
+      isDeadLetterQueue: queue.isDeadLetterQueue === true || deadLetterQueues.has(queue.name),
     });
     const snapshot: QueueSnapshot = {
       id: queueId(broker.name, queue.name),

@@ -35,6 +35,14 @@ export const kafkaBrokerSchema = z.object({
   kind: z.literal("kafka"),
   brokers: z.array(z.string().regex(/^[^\s:]+:\d+$/, "host:port")).min(1).default(["127.0.0.1:9092"]),
   clientId: z.string().default("varal"),
+  /** Varal's own consumer group on DLQ topics: its commits mark what was redriven. */
+  redriveGroup: z.string().min(1).default("varal-redrive"),
+  /** A topic named `<topic><suffix>` is the dead-letter topic of `<topic>`. */
+  dlqSuffixes: z.array(z.string().min(1)).default([".DLQ", "-dlt"]),
+  /** Polls in the sliding window that each partition's status is judged over (Burrow's rules). */
+  statusWindow: z.number().int().min(2).max(100).default(10),
+  /** Records read per poll to date the committed offsets (lag in seconds); the rest interpolate. */
+  timeLagReadsPerPoll: z.number().int().min(0).max(10_000).default(500),
 });
 
 export const sqsBrokerSchema = z.object({

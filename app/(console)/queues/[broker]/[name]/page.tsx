@@ -5,6 +5,7 @@ import { useParams } from "next/navigation";
 import { useState } from "react";
 import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { ActionPanel } from "../../../../components/ActionPanel";
+import { KafkaPartitions } from "../../../../components/KafkaPartitions";
 import { MessageBrowser } from "../../../../components/MessageBrowser";
 import { MetricChart } from "../../../../components/MetricChart";
 import { StatusBadge } from "../../../../components/StatusBadge";
@@ -130,6 +131,7 @@ export default function QueuePage() {
           </div>
         </section>
       )}
+      {q.kind === "kafka" && Array.isArray(q.facts.partitions) && <KafkaPartitions queue={q} />}
       <section className="panel" aria-label="Actions">
         <h2>Actions</h2>
         <ActionPanel queue={q} canAct={me.data?.role === "operator" || me.data?.role === "admin"} pickedMessage={picked} />
