@@ -1,7 +1,8 @@
 // A TCP proxy to a real service that a test can cut, as a network failure would.
 import net from "node:net";
 
-export async function startTcpProxy(targetPort: number): Promise<{ port: number; cut(): Promise<void> }> {
+/** Listens on `listenPort` (any free port by default) and forwards to `targetPort`. */
+export async function startTcpProxy(targetPort: number, listenPort = 0): Promise<{ port: number; cut(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(targetPort, "127.0.0.1");
@@ -14,7 +15,7 @@ export async function startTcpProxy(targetPort: number): Promise<{ port: number;
     client.on("error", drop).on("close", drop);
     upstream.on("error", drop).on("close", drop);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(listenPort, "127.0.0.1", resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
     cut: () =>

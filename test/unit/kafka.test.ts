@@ -146,6 +146,13 @@ describe("hot partitions", () => {
   });
 });
 
+describe("a group that rebalances", () => {
+  it("says partitions are changing hands instead of judging offsets that are about to move", () => {
+    const observation = groupObservation({ group: "g", topic: "t", state: "PreparingRebalance", members: [], partitions: [], dlqName: null });
+    expect(observation.status).toEqual({ status: "warning", reason: expect.stringContaining("rebalancing (PreparingRebalance)") });
+  });
+});
+
 describe("browsing across partitions", () => {
   const record = (partition: number, offset: number, timestamp: number): WireRecord => ({ topic: "t", partition, offset, timestamp, key: null, value: null, headers: {} });
 

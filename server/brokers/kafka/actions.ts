@@ -48,6 +48,9 @@ async function withKafka<T>(target: QueueActionTarget, fn: (clients: { kafka: Ka
   const wire = new KafkaWire(kafka);
   try {
     await admin.connect();
+    // kafkajs's admin learns the brokers only from a metadata read; until one, a group
+    // request finds "no brokers in the broker pool".
+    await admin.describeCluster();
     await wire.connect();
     return await fn({ kafka, admin, wire });
   } catch (error) {
@@ -88,7 +91,9 @@ export function redriveDestination(record: Pick<WireRecord, "headers">, params: 
 async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> {
   const topic = topicOf(context);
   const group = kafkaConfig(context).redriveGroup;
-  const byName = (context.queue.facts.deadLetterOf as string | null) ?? null;
+  // A record without a header falls back to the naming rule; a topic found by its records'
+  // headers may collect dead letters of many topics, so it has no fallback.
+  const byName = context.queue.facts.detectedBy === "name" ? ((context.queue.facts.deadLetterOf as string | null) ?? null) : null;
   const limit = context.params.limit ?? Number.MAX_SAFE_INTEGER;
   return withKafka(context, async ({ kafka, admin, wire }) => {
     const ranges = await topicRanges(wire, topic);
@@ -151,7 +156,7 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
         // Only now is each copy safe: commit Varal's group past what was produced.
         const next = new Map<number, number>();
         for (const record of batch) next.set(record.partition, record.offset + 1);
-        await admin.setOffsets({ groupId: group, topic, partitions: [...next].map(([partition, offset]) => ({ partition, offset: String(offset) })) });
+        await wire.commit(group, topic, [...next].map(([partition, offset]) => ({ partition, offset })));
         for (const [partition, offset] of next) positions.set(partition, offset);
         for (const [name, messages] of byTopic) destinations.set(name, (destinations.get(name) ?? 0) + messages.length);
         moved += batch.length;
@@ -223,6 +228,8 @@ export const purge: QueueActionHandler<PurgeParams> = {
       const ranges = await topicRanges(wire, topic);
       const total = ranges.reduce((sum, range) => sum + (range.end - range.start), 0);
       await context.progress(0, total);
+      // kafkajs finds the partitions' leaders in metadata it loads only when asked for.
+      await admin.fetchTopicMetadata({ topics: [topic] });
       await admin.deleteTopicRecords({ topic, partitions: ranges.map((range) => ({ partition: range.partition, offset: String(range.end) })) });
       await context.progress(total, total);
       return { deleted: total, upTo: Object.fromEntries(ranges.map((range) => [range.partition, range.end])) };
@@ -326,7 +333,7 @@ export const offsetReset: QueueActionHandler<OffsetResetParams> = {
       refuseWhileMembers(context, groups[0]?.members.length ?? 0);
       const moves = await plannedMoves(context, context.params, admin, wire);
       await context.progress(0, moves.length);
-      await admin.setOffsets({ groupId: groupOf(context), topic, partitions: moves.map((move) => ({ partition: move.partition, offset: String(move.to) })) });
+      await wire.commit(groupOf(context), topic, moves.map((move) => ({ partition: move.partition, offset: move.to })));
       await context.progress(moves.length, moves.length);
       return { group: groupOf(context), topic, partitions: moves.map(({ partition, from, to }) => ({ partition, from, to })) };
     });

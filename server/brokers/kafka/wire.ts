@@ -2,8 +2,10 @@
 // partition metadata of every topic in one Metadata request, log start and end offsets of
 // every partition in one ListOffsets request per leader, and the records at given offsets
 // in one Fetch request per leader, outside any consumer group (nothing joins, nothing is
-// committed). kafkajs keeps its cluster client private; this file is the one place that
-// reaches it, so a change of client touches nothing else.
+// committed). And a commit for a group without members in one OffsetCommit request, where
+// kafkajs's admin joins the group with a consumer (seconds per call). kafkajs keeps its
+// cluster client private; this file is the one place that reaches it, so a change of
+// client touches nothing else.
 import type { Kafka } from "kafkajs";
 
 /** ListOffsets timestamps with a special meaning, as in Kafka's protocol. */
@@ -71,7 +73,18 @@ interface KafkaJsBroker {
   }>;
 }
 
+interface KafkaJsCoordinator {
+  offsetCommit(request: {
+    groupId: string;
+    groupGenerationId: number;
+    memberId: string;
+    retentionTime?: number;
+    topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>;
+  }): Promise<unknown>;
+}
+
 interface KafkaJsCluster {
+  findGroupCoordinator(request: { groupId: string }): Promise<KafkaJsCoordinator>;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   isConnected(): boolean;
@@ -210,47 +223,83 @@ export class KafkaWire {
 
   /**
    * Records from each given offset: at most `maxBytesPerPartition` per partition (Kafka
-   * still returns a whole first batch when it is larger), in one Fetch per leader. Each
-   * offset must be within the partition's log (from its start to its end).
+   * still returns a whole first batch when it is larger), in one Fetch per leader. A
+   * partition that cannot be read at that offset now gives no record.
    */
   async records(positions: ReadonlyArray<TopicPartition & { offset: number }>, maxBytesPerPartition: number): Promise<WireRecord[]> {
-    const wanted = new Map(positions.map((item) => [partitionKey(item), item.offset]));
-    const records: WireRecord[] = [];
-    await Promise.all(
+    const batches = await Promise.all(
       [...groupBy(positions, (item) => this.leaderOf(item))].map(async ([nodeId, items]) => {
         const broker = await this.cluster.findBroker({ nodeId: String(nodeId) });
-        const response = await broker.fetch({
-          replicaId: -1,
-          isolationLevel: READ_UNCOMMITTED,
-          maxWaitTime: 0,
-          minBytes: 0,
-          maxBytes: Math.max(maxBytesPerPartition * items.length, maxBytesPerPartition),
-          topics: [...byTopic(items)].map(([topic, list]) => ({
-            topic,
-            partitions: list.map((item) => ({ partition: item.partition, fetchOffset: String(item.offset), maxBytes: maxBytesPerPartition })),
-          })),
-        });
-        for (const topic of response.responses) {
-          for (const partition of topic.partitions) {
-            const from = wanted.get(partitionKey({ topic: topic.topicName, partition: partition.partition })) ?? 0;
-            for (const message of partition.messages) {
-              const offset = Number(message.offset);
-              // A batch starts before the offset asked for; control records mark transactions.
-              if (offset < from || message.isControlRecord) continue;
-              records.push({
-                topic: topic.topicName,
-                partition: partition.partition,
-                offset,
-                timestamp: Number(message.timestamp),
-                key: message.key,
-                value: message.value,
-                headers: message.headers ?? {},
-              });
-            }
-          }
-        }
+        return this.fetchFrom(broker, items, maxBytesPerPartition);
       }),
     );
+    return batches.flat();
+  }
+
+  /**
+   * One Fetch. kafkajs fails a whole response for one partition's error (an offset that
+   * retention just removed, a leader that moved) without always saying which: the request
+   * is halved until the partitions that cannot be read now are alone, and they give nothing.
+   */
+  private async fetchFrom(broker: KafkaJsBroker, items: ReadonlyArray<TopicPartition & { offset: number }>, maxBytesPerPartition: number): Promise<WireRecord[]> {
+    let response;
+    try {
+      response = await broker.fetch({
+        replicaId: -1,
+        isolationLevel: READ_UNCOMMITTED,
+        maxWaitTime: 0,
+        minBytes: 0,
+        maxBytes: maxBytesPerPartition * items.length,
+        topics: [...byTopic(items)].map(([topic, list]) => ({
+          topic,
+          partitions: list.map((item) => ({ partition: item.partition, fetchOffset: String(item.offset), maxBytes: maxBytesPerPartition })),
+        })),
+      });
+    } catch (error) {
+      const name = (error as Error).name;
+      if (name !== "KafkaJSProtocolError" && name !== "KafkaJSOffsetOutOfRange") throw error;
+      if (items.length === 1) return [];
+      const half = Math.ceil(items.length / 2);
+      const [first, second] = await Promise.all([this.fetchFrom(broker, items.slice(0, half), maxBytesPerPartition), this.fetchFrom(broker, items.slice(half), maxBytesPerPartition)]);
+      return [...first, ...second];
+    }
+    const wanted = new Map(items.map((item) => [partitionKey(item), item.offset]));
+    const records: WireRecord[] = [];
+    for (const topic of response.responses) {
+      for (const partition of topic.partitions) {
+        const from = wanted.get(partitionKey({ topic: topic.topicName, partition: partition.partition })) ?? 0;
+        for (const message of partition.messages) {
+          const offset = Number(message.offset);
+          // A batch starts before the offset asked for; control records mark transactions.
+          if (offset < from || message.isControlRecord) continue;
+          records.push({
+            topic: topic.topicName,
+            partition: partition.partition,
+            offset,
+            timestamp: Number(message.timestamp),
+            key: message.key,
+            value: message.value,
+            headers: message.headers ?? {},
+          });
+        }
+      }
+    }
     return records;
+  }
+
+  /**
+   * Commits offsets for a group with no live member, as a standalone client does
+   * (generation -1, no member id). Kafka refuses it while the group has members.
+   */
+  async commit(groupId: string, topic: string, offsets: ReadonlyArray<{ partition: number; offset: number }>): Promise<void> {
+    await this.connect();
+    const coordinator = await this.cluster.findGroupCoordinator({ groupId });
+    await coordinator.offsetCommit({
+      groupId,
+      groupGenerationId: -1,
+      memberId: "",
+      retentionTime: -1,
+      topics: [{ topic, partitions: offsets.map((entry) => ({ partition: entry.partition, offset: String(entry.offset) })) }],
+    });
   }
 }
