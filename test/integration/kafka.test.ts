@@ -22,6 +22,7 @@ import { describeGroups } from "../support/kafka-tools";
 import { principal } from "../support/principals";
 import { useFreshSqlite } from "../support/store";
 import { startTcpProxy } from "../support/tcp-proxy";
+import { pollUntil } from "../support/poll";
 import { waitFor } from "../support/wait";
 
 /** The broker's PROXIED listener: it advertises 19094, where this test runs a proxy to 9094. */
@@ -76,17 +77,6 @@ async function started(kind: string, queue: string, params: Record<string, unkno
   const outcome = await action(kind, queue, params);
   if (!("action" in outcome)) throw new Error("expected an action");
   return outcome.action.id;
-}
-
-async function pollUntil(check: () => boolean, what: string) {
-  await waitFor(async () => {
-    await pollAllNow();
-    try {
-      return check();
-    } catch {
-      return false;
-    }
-  }, { what, timeoutMs: 30_000, intervalMs: 300 });
 }
 
 function partitions(id: string): PartitionView[] {

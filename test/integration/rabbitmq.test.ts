@@ -16,6 +16,7 @@ import { disconnectDb } from "@/server/db/client";
 import { principal } from "../support/principals";
 import { useFreshSqlite } from "../support/store";
 import { actionEnded } from "../support/actions";
+import { pollUntil } from "../support/poll";
 import { waitFor } from "../support/wait";
 
 const MANAGEMENT = "http://127.0.0.1:15672";
@@ -85,18 +86,6 @@ async function action(kind: "redrive" | "purge" | "reprioritise", queue: string,
   const outcome = await requestAction(operator, { kind, target: { queue: `rabbitmq/${queue}` }, params, idempotencyKey: crypto.randomUUID() }, null);
   if (!("action" in outcome)) throw new Error("expected an action");
   return outcome.action.id;
-}
-
-/** The management API's view catches up within its statistics interval (about 5 s). */
-async function pollUntil(check: () => boolean, what: string) {
-  await waitFor(async () => {
-    await pollAllNow();
-    try {
-      return check();
-    } catch {
-      return false;
-    }
-  }, { what, timeoutMs: 20_000, intervalMs: 500 });
 }
 
 beforeAll(async () => {
