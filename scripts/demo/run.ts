@@ -1,5 +1,6 @@
 // npm run demo [-- part ...]: produces traffic into the local brokers so the dashboard has
 // something to show. Ctrl-C stops producing, lets consumers finish what they hold, and exits.
+import { startKafkaDemo } from "./kafka";
 import { startRabbitMqDemo } from "./rabbitmq";
 import { startRedisDemo } from "./redis";
 import { startSqsDemo } from "./sqs";
@@ -7,6 +8,7 @@ import { startSqsDemo } from "./sqs";
 const PARTS: Record<string, () => Promise<() => Promise<void>>> = {
   redis: () => startRedisDemo(),
   rabbitmq: () => startRabbitMqDemo(),
+  kafka: () => startKafkaDemo(),
   sqs: () => startSqsDemo(),
 };
 

@@ -2,6 +2,7 @@
 // figures and write bench-results/<name>.json; they never pass or fail on a time.
 import { runAlertsBenchmark } from "./alerts";
 import { runApiBenchmark } from "./api";
+import { runKafkaBenchmark } from "./kafka";
 import { runRabbitMqBenchmark } from "./rabbitmq";
 import { runRedisBenchmark } from "./redis";
 import { runSqsBenchmark } from "./sqs";
@@ -9,6 +10,7 @@ import { runSqsBenchmark } from "./sqs";
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   alerts: runAlertsBenchmark,
   api: runApiBenchmark,
+  kafka: runKafkaBenchmark,
   redis: runRedisBenchmark,
   rabbitmq: runRabbitMqBenchmark,
   sqs: runSqsBenchmark,

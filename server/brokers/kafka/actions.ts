@@ -22,6 +22,11 @@ const ACTION_TIMEOUT_MS = 15_000;
 const REDRIVE_READ_BYTES = 1 << 20;
 /** Records produced per round at most, so progress and cancel stay responsive. */
 const REDRIVE_BATCH = 5_000;
+/**
+ * Bytes produced per round at most: kafkajs puts a topic-partition's share of a send in
+ * one record batch, which the broker refuses past message.max.bytes (1 MiB by default).
+ */
+const REDRIVE_BATCH_BYTES = 512 * 1024;
 /** The header each redriven copy carries: action, DLQ topic, partition and offset. */
 export const REDRIVE_HEADER = "x-varal-redrive";
 
@@ -88,6 +93,24 @@ export function redriveDestination(record: Pick<WireRecord, "headers">, params: 
   return params.destination ?? originalTopicFromHeaders(record.headers) ?? byName;
 }
 
+function recordBytes(record: WireRecord): number {
+  let bytes = (record.key?.length ?? 0) + (record.value?.length ?? 0);
+  for (const [name, value] of Object.entries(record.headers)) bytes += name.length + (Array.isArray(value) ? value.reduce((sum, entry) => sum + entry.length, 0) : (value?.length ?? 0));
+  return bytes;
+}
+
+/** The first records, at most `count` and `bytes` of them, but always at least one. */
+function takeWithin(records: WireRecord[], count: number, bytes: number): WireRecord[] {
+  let total = 0;
+  let taken = 0;
+  while (taken < Math.min(count, records.length)) {
+    total += recordBytes(records[taken]);
+    if (taken > 0 && total > bytes) break;
+    taken++;
+  }
+  return records.slice(0, taken);
+}
+
 async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> {
   const topic = topicOf(context);
   const group = kafkaConfig(context).redriveGroup;
@@ -134,7 +157,7 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
           const [partition, offset] = open[0];
           throw new Error(`Kafka returned no record at offset ${offset} of partition ${partition} of ${topic}, whose end was ${ends.get(partition)} when the redrive started`);
         }
-        const batch = records.slice(0, Math.min(batchLimit, limit - moved));
+        const batch = takeWithin(records, Math.min(batchLimit, limit - moved), REDRIVE_BATCH_BYTES);
         const byTopic = new Map<string, Array<{ key: Buffer | null; value: Buffer | null; headers: Record<string, Buffer | Buffer[]> }>>();
         for (const record of batch) {
           const destination = redriveDestination(record, context.params, byName);
