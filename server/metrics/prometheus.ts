@@ -48,6 +48,22 @@ const QUEUE_GAUGES: Array<{ name: string; help: string; value: (queue: QueueSnap
 
 const STATUSES = ["ok", "warning", "stalled", "stopped", "unreachable"] as const;
 
+/** A Kafka partition's figures as the adapter keeps them in a queue's facts. */
+interface PartitionFacts {
+  partition: number;
+  lag: number | null;
+  lagSeconds: number | null;
+}
+
+const PARTITION_GAUGES: Array<{ name: string; help: string; value: (partition: PartitionFacts) => number | null }> = [
+  { name: "varal_partition_lag_messages", help: "Records of a Kafka partition the group has not committed past.", value: (partition) => partition.lag },
+  { name: "varal_partition_lag_seconds", help: "How long ago the next record the group reads was written.", value: (partition) => partition.lagSeconds },
+];
+
+function partitionsOf(queue: QueueSnapshot): PartitionFacts[] {
+  return queue.kind === "kafka" && Array.isArray(queue.facts.partitions) ? (queue.facts.partitions as PartitionFacts[]) : [];
+}
+
 export function renderMetrics(brokers: BrokerState[]): string {
   const queues = brokers.flatMap((broker) => broker.snapshots);
   const labels = (queue: QueueSnapshot) => ({ broker: queue.broker, queue: queue.name });
@@ -60,6 +76,20 @@ export function renderMetrics(brokers: BrokerState[]): string {
       return value === null ? [] : [{ labels: labels(queue), value }];
     }),
   }));
+  for (const gauge of PARTITION_GAUGES) {
+    families.push({
+      name: gauge.name,
+      help: gauge.help,
+      type: "gauge",
+      samples: queues.flatMap((queue) =>
+        partitionsOf(queue).flatMap((partition) => {
+          const value = gauge.value(partition);
+          const where = { ...labels(queue), group: String(queue.facts.group), topic: String(queue.facts.topic), partition: String(partition.partition) };
+          return value === null ? [] : [{ labels: where, value }];
+        }),
+      ),
+    });
+  }
   families.push({
     name: "varal_queue_status",
     help: "1 for the queue's current status.",

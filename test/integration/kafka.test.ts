@@ -17,6 +17,7 @@ import { getQueue, listBrokers } from "@/server/collect/queries";
 import { collectorState } from "@/server/collect/state";
 import { parseConfig } from "@/server/config/load";
 import { disconnectDb } from "@/server/db/client";
+import { renderMetrics } from "@/server/metrics/prometheus";
 import { actionEnded } from "../support/actions";
 import { describeGroups } from "../support/kafka-tools";
 import { principal } from "../support/principals";
@@ -148,6 +149,10 @@ describe("Kafka", () => {
       const ours = partitions(`kafka/${row.group}@${row.topic}`).find((partition) => partition.partition === row.partition)!;
       expect({ group: row.group, partition: row.partition, lag: ours.lag, end: ours.logEnd }).toEqual({ group: row.group, partition: row.partition, lag: row.lag, end: row.logEnd });
     }
+    // /metrics carries the same per-partition lag, labelled by group, topic and partition.
+    const metrics = renderMetrics([...collectorState().brokers.values()]);
+    const billingRow = reference.find((row) => row.group === `${p}billing` && row.partition === 2)!;
+    expect(metrics).toContain(`varal_partition_lag_messages{broker="kafka",queue="${p}billing@${topic}",group="${p}billing",topic="${topic}",partition="2"} ${billingRow.lag}\n`);
     const billing = getQueue(`kafka/${p}billing@${topic}`);
     expect(billing.lagMessages).toBe(reference.filter((row) => row.group === `${p}billing`).reduce((sum, row) => sum + (row.lag ?? 0), 0));
     expect(billing.facts.worstPartition).toMatchObject({ lag: Math.max(...reference.filter((row) => row.group === `${p}billing`).map((row) => row.lag ?? 0)) });
