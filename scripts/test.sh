@@ -10,10 +10,13 @@ export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
 
 if [ ! -d node_modules ]; then npm ci --no-audit --no-fund; fi
 
-# Debian's Chromium for the browser tests, and promtool (package prometheus) to check /metrics.
+# Debian's Chromium for the browser tests, promtool (package prometheus) to check /metrics,
+# libcurl for varal-agent's reports and clang for the libFuzzer run on its header parser.
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+[ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || missing+=(libcurl4-openssl-dev)
+command -v clang >/dev/null 2>&1 || missing+=(clang)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test: installing ${missing[*]} from Debian's packages"
   apt-get update -qq

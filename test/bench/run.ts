@@ -1,5 +1,6 @@
 // npm run bench -- <name>: runs one benchmark (or all with no name). Benchmarks print
 // figures and write bench-results/<name>.json; they never pass or fail on a time.
+import { runAgentBenchmark } from "./agent";
 import { runAlertsBenchmark } from "./alerts";
 import { runApiBenchmark } from "./api";
 import { runKafkaBenchmark } from "./kafka";
@@ -8,6 +9,7 @@ import { runRedisBenchmark } from "./redis";
 import { runSqsBenchmark } from "./sqs";
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
+  agent: runAgentBenchmark,
   alerts: runAlertsBenchmark,
   api: runApiBenchmark,
   kafka: runKafkaBenchmark,

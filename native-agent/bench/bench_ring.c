@@ -1,0 +1,205 @@
+/* bench_ring.c -- 64-byte messages between two processes through the ring, a pipe and a
+ * Unix stream socket, side by side: throughput (as fast as the receiver takes them) and
+ * latency percentiles (paced, so that the figure is the transport's, not a queue's).
+ * Prints a table and writes RESULTS_DIR/agent-ring.json (default bench-results). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "varal_ring.h"
+
+#define MESSAGE 64
+#define THROUGHPUT_MESSAGES 2000000
+#define LATENCY_MESSAGES 200000
+#define LATENCY_RATE 100000.0
+
+typedef struct result {
+    double per_second;
+    double p50_us, p99_us, p999_us;
+} result;
+
+/* Shared with the receiving child: its figures come back through this page. */
+typedef struct shared {
+    double seconds;
+    uint64_t latencies_ns[LATENCY_MESSAGES];
+} shared;
+
+static int compare(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double quantileUs(uint64_t *sorted, size_t n, double q) { return (double)sorted[(size_t)(q * (double)(n - 1))] / 1000.0; }
+
+static void pace(uint64_t started, uint64_t i, double rate) {
+    if (rate <= 0) return;
+    uint64_t due = started + (uint64_t)((double)i / rate * 1e9);
+    while (vrNow() < due) {
+    }
+}
+
+/* --- fd transports (pipe, socket) --- */
+
+static int readFull(int fd, void *buf, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+        ssize_t got = read(fd, (char *)buf + done, n - done);
+        if (got <= 0) {
+            if (got < 0 && errno == EINTR) continue;
+            return -1;
+        }
+        done += (size_t)got;
+    }
+    return 0;
+}
+
+static int writeFull(int fd, const void *buf, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+        ssize_t put = write(fd, (const char *)buf + done, n - done);
+        if (put <= 0) {
+            if (put < 0 && errno == EINTR) continue;
+            return -1;
+        }
+        done += (size_t)put;
+    }
+    return 0;
+}
+
+static result runFd(int socket_pair, shared *out) {
+    result r = {0};
+    for (int phase = 0; phase < 2; phase++) {
+        uint64_t count = phase == 0 ? THROUGHPUT_MESSAGES : LATENCY_MESSAGES;
+        int fds[2];
+        if (socket_pair ? socketpair(AF_UNIX, SOCK_STREAM, 0, fds) : pipe(fds)) return r;
+        int rd = fds[0], wr = fds[1];
+        pid_t child = fork();
+        if (child == 0) {
+            close(wr);
+            char buf[MESSAGE];
+            uint64_t started = 0;
+            for (uint64_t i = 0; i < count; i++) {
+                if (readFull(rd, buf, MESSAGE)) _exit(1);
+                if (i == 0) started = vrNow();
+                if (phase == 1) {
+                    uint64_t sent;
+                    memcpy(&sent, buf, 8);
+                    out->latencies_ns[i] = vrNow() - sent;
+                }
+            }
+            out->seconds = (double)(vrNow() - started) / 1e9;
+            _exit(0);
+        }
+        close(rd);
+        char buf[MESSAGE] = {0};
+        uint64_t started = vrNow();
+        for (uint64_t i = 0; i < count; i++) {
+            if (phase == 1) {
+                pace(started, i, LATENCY_RATE);
+                uint64_t now = vrNow();
+                memcpy(buf, &now, 8);
+            }
+            if (writeFull(wr, buf, MESSAGE)) break;
+        }
+        close(wr);
+        waitpid(child, NULL, 0);
+        if (phase == 0) r.per_second = (double)count / out->seconds;
+    }
+    qsort(out->latencies_ns, LATENCY_MESSAGES, sizeof(uint64_t), compare);
+    r.p50_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.5);
+    r.p99_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.99);
+    r.p999_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.999);
+    return r;
+}
+
+static result runRing(const char *path, shared *out) {
+    result r = {0};
+    for (int phase = 0; phase < 2; phase++) {
+        uint64_t count = phase == 0 ? THROUGHPUT_MESSAGES : LATENCY_MESSAGES;
+        unlink(path);
+        vr_ring producer;
+        char err[VR_ERR_LEN];
+        if (vrCreate(&producer, path, 1 << 20, "bench", 100000000, VR_ROLE_PRODUCER, err) != VR_OK) {
+            fprintf(stderr, "bench: %s\n", err);
+            return r;
+        }
+        pid_t child = fork();
+        if (child == 0) {
+            vr_ring consumer;
+            if (vrAttach(&consumer, path, VR_ROLE_CONSUMER, err) != VR_OK) _exit(1);
+            char buf[MESSAGE];
+            uint32_t type, length;
+            uint64_t started = 0;
+            for (uint64_t i = 0; i < count;) {
+                if (vrConsume(&consumer, &type, buf, sizeof(buf), &length) != VR_OK) continue; /* spin, as ring consumers do */
+                if (i == 0) started = vrNow();
+                if (phase == 1) {
+                    uint64_t sent;
+                    memcpy(&sent, buf, 8);
+                    out->latencies_ns[i] = vrNow() - sent;
+                }
+                i++;
+            }
+            out->seconds = (double)(vrNow() - started) / 1e9;
+            vrClose(&consumer);
+            _exit(0);
+        }
+        char buf[MESSAGE] = {0};
+        uint64_t started = vrNow();
+        for (uint64_t i = 0; i < count;) {
+            if (phase == 1) {
+                pace(started, i, LATENCY_RATE);
+                uint64_t now = vrNow();
+                memcpy(buf, &now, 8);
+            }
+            if (vrPublish(&producer, VR_RECORD_FIRST_USER_TYPE, buf, MESSAGE) == VR_OK) i++;
+        }
+        waitpid(child, NULL, 0);
+        vrClose(&producer);
+        unlink(path);
+        if (phase == 0) r.per_second = (double)count / out->seconds;
+    }
+    qsort(out->latencies_ns, LATENCY_MESSAGES, sizeof(uint64_t), compare);
+    r.p50_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.5);
+    r.p99_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.99);
+    r.p999_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.999);
+    return r;
+}
+
+int main(void) {
+    shared *out = mmap(NULL, sizeof(shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (out == MAP_FAILED) return 1;
+    char path[128];
+    snprintf(path, sizeof(path), "/dev/shm/varal-bench-ring-%d", (int)getpid());
+    printf("ring vs pipe vs Unix socket: %d-byte messages between two processes; throughput over %d messages, latency over %d at %.0f/s\n\n", MESSAGE,
+           THROUGHPUT_MESSAGES, LATENCY_MESSAGES, LATENCY_RATE);
+    result ring = runRing(path, out);
+    result pipe_result = runFd(0, out);
+    result socket_result = runFd(1, out);
+    const char *names[] = {"varal ring", "pipe", "unix socket"};
+    result all[] = {ring, pipe_result, socket_result};
+    printf("%-12s %14s %10s %10s %10s %12s\n", "transport", "messages/s", "p50 us", "p99 us", "p99.9 us", "ring/this");
+    for (int i = 0; i < 3; i++)
+        printf("%-12s %14.0f %10.2f %10.2f %10.2f %12.1f\n", names[i], all[i].per_second, all[i].p50_us, all[i].p99_us, all[i].p999_us, ring.per_second / all[i].per_second);
+    const char *dir = getenv("RESULTS_DIR") ? getenv("RESULTS_DIR") : "bench-results";
+    mkdir(dir, 0755);
+    char file[512];
+    snprintf(file, sizeof(file), "%s/agent-ring.json", dir);
+    FILE *f = fopen(file, "w");
+    if (f) {
+        fprintf(f, "{\"benchmark\":\"agent-ring\",\"messageBytes\":%d,\"results\":{", MESSAGE);
+        for (int i = 0; i < 3; i++)
+            fprintf(f, "%s\"%s\":{\"perSecond\":%.0f,\"p50Us\":%.3f,\"p99Us\":%.3f,\"p999Us\":%.3f}", i ? "," : "", names[i], all[i].per_second, all[i].p50_us, all[i].p99_us, all[i].p999_us);
+        fprintf(f, "},\"ringOverPipe\":%.2f,\"ringOverSocket\":%.2f}\n", ring.per_second / pipe_result.per_second, ring.per_second / socket_result.per_second);
+        fclose(f);
+        printf("\nresults: %s\n", file);
+    }
+    return 0;
+}
