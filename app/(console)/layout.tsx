@@ -10,6 +10,7 @@ import { useMe } from "../lib/queries";
 const LINKS = [
   { href: "/", label: "Overview" },
   { href: "/queues", label: "Queues" },
+  { href: "/hosts", label: "Hosts" },
   { href: "/actions", label: "Actions" },
   { href: "/alerts", label: "Alerts" },
   { href: "/audit", label: "Audit log" },

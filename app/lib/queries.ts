@@ -2,7 +2,7 @@
 // One hook per resource, with a query-key factory so mutations invalidate what they change.
 import { useQuery } from "@tanstack/react-query";
 import { api, queueApiPath } from "./api";
-import type { Action, AuditEvent, BrokerSummary, BrowsedMessage, Me, QueueDetail, QueueSnapshot } from "./types";
+import type { Action, AuditEvent, BrokerSummary, BrowsedMessage, HostDetail, HostSummary, Me, QueueDetail, QueueSnapshot } from "./types";
 
 /** How often pages ask again; the server's own poll interval is 5 s by default. */
 export const POLL = { snapshot: 5_000, chart: 15_000, runningAction: 1_000, list: 10_000 } as const;
@@ -23,6 +23,8 @@ export const keys = {
   alertChannels: ["alert-channels"] as const,
   deliveries: ["alert-deliveries"] as const,
   silences: ["alert-silences"] as const,
+  hosts: ["hosts"] as const,
+  host: (host: string) => ["host", host] as const,
   users: ["users"] as const,
   tokens: ["tokens"] as const,
 };
@@ -92,4 +94,12 @@ export function useAudit() {
     queryFn: () => api<{ items: AuditEvent[]; nextCursor: string | null }>("/api/audit?limit=200"),
     refetchInterval: POLL.list,
   });
+}
+
+export function useHosts() {
+  return useQuery({ queryKey: keys.hosts, queryFn: () => api<HostSummary[]>("/api/hosts"), refetchInterval: POLL.snapshot });
+}
+
+export function useHost(host: string) {
+  return useQuery({ queryKey: keys.host(host), queryFn: () => api<HostDetail>(`/api/hosts/${encodeURIComponent(host)}`), refetchInterval: POLL.snapshot });
 }

@@ -34,6 +34,8 @@ export interface QueueDetail extends QueueSnapshot {
 export type { BrowsedMessage } from "@/server/brokers/browse";
 export type { PayloadPreview } from "@/server/brokers/preview";
 export type { HotPartition, MemberView, PartitionView } from "@/server/brokers/kafka/parse";
+export type { HostDetail, HostSummary } from "@/server/agents/hosts";
+export type { RingReport } from "@/server/agents/report";
 
 export interface BrokerSummary {
   name: string;
@@ -51,7 +53,7 @@ export interface BrokerSummary {
 export interface Action {
   id: string;
   kind: string;
-  target: { queue?: string };
+  target: { queue?: string; host?: string; segment?: string; inode?: number };
   params: Record<string, unknown>;
   state: "pending" | "running" | "succeeded" | "failed" | "cancelled";
   progress: { done: number; total: number | null };

@@ -145,7 +145,13 @@ void vaReportJson(va_text *out, const va_scan *scan, const va_report_context *co
         role(out, "producer", &r->producer);
         vaTextAppend(out, ",");
         role(out, "consumer", &r->consumer);
-        vaTextAppend(out, ",\"corrupt\":%s}", v->corrupt ? "true" : "false");
+        vaTextAppend(out, ",\"corrupt\":%s", v->corrupt ? "true" : "false");
+        if (!r->orphan && r->orphan_reason[0]) {
+            /* Why a ring that looks abandoned is kept: said, so that nobody removes it by hand. */
+            vaTextAppend(out, ",\"keptBecause\":");
+            vaTextJsonString(out, r->orphan_reason);
+        }
+        vaTextAppend(out, "}");
     }
     vaTextAppend(out, "],\"foreign\":[");
     for (int i = 0; i < scan->foreign_count; i++) {

@@ -4,6 +4,7 @@ import { getQueue } from "../collect/queries";
 import { collectorState } from "../collect/state";
 import { db, fromJsonColumn, toJsonColumn } from "../db/client";
 import { describeError } from "../errors";
+import { runSegmentCleanup, type SegmentTarget } from "../agents/cleanup";
 import { findActionHandler } from "./registry";
 import type { ActionKind } from "./types";
 
@@ -98,30 +99,30 @@ export class ActionRunner {
     let lastDone = 0;
     let lastTotal: number | null | undefined;
     try {
-      const target = fromJsonColumn<{ queue: string }>(targetJson)!;
-      const queue = getQueue(target.queue);
-      const broker = collectorState().brokers.get(queue.broker)!.config;
-      const handler = findActionHandler(broker.kind, kind);
-      if (!handler) throw new Error(`this Varal cannot ${kind} ${broker.kind} queues`);
-      const params = handler.params.parse(fromJsonColumn(paramsJson));
-      const result = await handler.run({
-        actionId: id,
-        queue,
-        broker,
-        params,
-        signal: controller.signal,
-        progress: async (done, total) => {
-          lastDone = done;
-          if (total !== undefined) lastTotal = total;
-          if (controller.signal.aborted) throw controller.signal.reason;
-          if (Date.now() - lastWrite < PROGRESS_WRITE_MS) return;
-          lastWrite = Date.now();
-          await db().action.update({
-            where: { id },
-            data: { progressDone: done, ...(total !== undefined ? { progressTotal: total } : {}) },
-          });
-        },
-      });
+      const progress = async (done: number, total?: number | null) => {
+        lastDone = done;
+        if (total !== undefined) lastTotal = total;
+        if (controller.signal.aborted) throw controller.signal.reason;
+        if (Date.now() - lastWrite < PROGRESS_WRITE_MS) return;
+        lastWrite = Date.now();
+        await db().action.update({
+          where: { id },
+          data: { progressDone: done, ...(total !== undefined ? { progressTotal: total } : {}) },
+        });
+      };
+      let result: unknown;
+      if (kind === "segment-cleanup") {
+        // Carried out by the host's agent: the job issues its command and waits for the outcome.
+        result = await runSegmentCleanup(id, fromJsonColumn<SegmentTarget>(targetJson)!, controller.signal, progress);
+      } else {
+        const target = fromJsonColumn<{ queue: string }>(targetJson)!;
+        const queue = getQueue(target.queue);
+        const broker = collectorState().brokers.get(queue.broker)!.config;
+        const handler = findActionHandler(broker.kind, kind);
+        if (!handler) throw new Error(`this Varal cannot ${kind} ${broker.kind} queues`);
+        const params = handler.params.parse(fromJsonColumn(paramsJson));
+        result = await handler.run({ actionId: id, queue, broker, params, signal: controller.signal, progress });
+      }
       await db().action.update({
         where: { id },
         data: {

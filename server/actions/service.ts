@@ -5,6 +5,7 @@ import { getQueue } from "../collect/queries";
 import { collectorState } from "../collect/state";
 import { db, toJsonColumn } from "../db/client";
 import { VaralError } from "../errors";
+import { segmentCleanupDryRun } from "../agents/cleanup";
 import { findActionHandler } from "./registry";
 import { actionRunner } from "./runner";
 import { toActionRecord } from "./store";
@@ -44,6 +45,25 @@ export async function requestAction(principal: Principal, request: ActionRequest
 
   if (!can(principal, "act")) {
     return refuse(new VaralError("forbidden", `Your role (${principal.role ?? principal.kind}) may not run actions: ask an operator or admin.`));
+  }
+  if (request.kind === "segment-cleanup") {
+    const { host, segment, inode } = request.target;
+    if (!host || !segment || inode === undefined) {
+      return refuse(new VaralError("invalid_input", "segment-cleanup needs target.host, target.segment and target.inode, as the host's report lists its orphans."));
+    }
+    const target = { host, segment, inode };
+    let dryRun: DryRunResult;
+    try {
+      // A run is checked like a dry run: the segment must be an orphan in the host's last report.
+      dryRun = await segmentCleanupDryRun(target);
+    } catch (error) {
+      return refuse(error as VaralError);
+    }
+    if (request.dryRun) {
+      await recordAudit({ actor: principal.name, event: "action.segment-cleanup.dry-run", target: targetLabel, outcome: "ok", message: dryRun.warnings[0], ip });
+      return { dryRun };
+    }
+    return createAction(principal, request, { targetJson: toJsonColumn(target), label: targetLabel, params: {} }, ip, refuse);
   }
   if (!request.target.queue) {
     return refuse(new VaralError("invalid_input", `${request.kind} needs target.queue: a queue id such as "redis/orders:dlq".`));
@@ -86,7 +106,18 @@ export async function requestAction(principal: Principal, request: ActionRequest
     return { dryRun: result };
   }
 
-  const targetJson = toJsonColumn({ queue: target.queue.id });
+  return createAction(principal, request, { targetJson: toJsonColumn({ queue: target.queue.id }), label: target.queue.id, params: parsed.data }, ip, refuse);
+}
+
+/** Creates the job (or returns the one this idempotency key already made) and audits it. */
+async function createAction(
+  principal: Principal,
+  request: ActionRequest,
+  target: { targetJson: string; label: string; params: unknown },
+  ip: string | null,
+  refuse: (error: VaralError) => Promise<never>,
+): Promise<ActionOutcome> {
+  const { targetJson } = target;
   const existing = await db().action.findUnique({
     where: { requestedBy_idempotencyKey: { requestedBy: principal.name, idempotencyKey: request.idempotencyKey } },
   });
@@ -104,7 +135,7 @@ export async function requestAction(principal: Principal, request: ActionRequest
       data: {
         kind: request.kind,
         target: targetJson,
-        params: toJsonColumn(parsed.data),
+        params: toJsonColumn(target.params),
         idempotencyKey: request.idempotencyKey,
         requestedBy: principal.name,
         state: "pending",
@@ -121,10 +152,10 @@ export async function requestAction(principal: Principal, request: ActionRequest
   await recordAudit({
     actor: principal.name,
     event: `action.${request.kind}`,
-    target: target.queue.id,
+    target: target.label,
     outcome: "ok",
     message: `requested as ${row.id}`,
-    details: { params: parsed.data, idempotencyKey: request.idempotencyKey },
+    details: { params: target.params, idempotencyKey: request.idempotencyKey },
     ip,
   });
   actionRunner().wake();

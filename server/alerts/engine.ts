@@ -8,6 +8,7 @@ import { SeriesIndex, evaluateRule, type Labels, type SeriesState, type Transiti
 import { Leadership } from "./leader";
 import type { AlertEvent } from "./payloads";
 import { toRule, type PublicRule } from "./rules";
+import { syncHosts } from "../agents/hosts";
 import { collectSeries } from "./series";
 
 export class AlertEngine {
@@ -58,6 +59,8 @@ export class AlertEngine {
     if (!this.loaded) await this.loadStates();
     const rules = (await db().alertRule.findMany({ where: { enabled: true } })).map(toRule);
     const state = collectorState();
+    // Agents report to whichever replica the load balancer picks: read what the others kept.
+    await syncHosts();
     const index = new SeriesIndex(collectSeries([...state.brokers.values()], state.history, now));
     const silences = (await db().silence.findMany({ where: { endsAt: { gt: new Date(now) } } })).map((row) => fromJsonColumn<Labels>(row.match) ?? {});
     const changes: Array<{ rule: PublicRule; transition: Transition }> = [];
@@ -116,6 +119,7 @@ export class AlertEngine {
 
   private linkFor(labels: Labels): string | null {
     const base = this.baseUrl();
+    if (base && labels.host) return `${base.replace(/\/+$/, "")}/hosts/${encodeURIComponent(labels.host)}`;
     if (!base || !labels.broker || !labels.queue) return base;
     return `${base.replace(/\/+$/, "")}/queues/${encodeURIComponent(labels.broker)}/${encodeURIComponent(labels.queue)}`;
   }
@@ -126,7 +130,7 @@ function silenced(match: Labels, labels: Labels): boolean {
 }
 
 function summarise(rule: PublicRule, transition: Transition): string {
-  const where = [transition.labels.broker, transition.labels.queue].filter(Boolean).join("/") || "Varal";
+  const where = [transition.labels.broker ?? transition.labels.host, transition.labels.queue ?? transition.labels.segment].filter(Boolean).join("/") || "Varal";
   const value = transition.value === null ? "no value" : Number.isInteger(transition.value) ? String(transition.value) : transition.value.toFixed(2);
   return transition.to === "firing"
     ? `${where}: ${rule.metric} is ${value} (${rule.op} ${rule.threshold}${rule.forSeconds ? ` for ${rule.for}` : ""})`

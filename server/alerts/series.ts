@@ -3,6 +3,7 @@
 import type { BrokerState } from "../collect/state";
 import type { HistoryStore } from "../collect/history";
 import type { QueueSnapshot } from "../collect/snapshot";
+import { knownHosts } from "../agents/hosts";
 import { seriesKey, type Series } from "./evaluate";
 
 type QueueFigure = "depth" | "inflight" | "delayed" | "consumers" | "rateIn" | "rateOut" | "lagMessages" | "lagSeconds" | "dlqDepth";
@@ -19,8 +20,8 @@ const QUEUE_FIGURES: Record<QueueFigure, (queue: QueueSnapshot) => number | null
   dlqDepth: (queue) => queue.dlq?.depth ?? null,
 };
 
-/** Every metric a rule may name. Agent metrics join when hosts report. */
-export const ALERT_METRICS = [...Object.keys(QUEUE_FIGURES), "dlqGrowthPerMinute", "brokerUnreachable"] as const;
+/** Every metric a rule may name: queue figures, broker events, and what host agents report. */
+export const ALERT_METRICS = [...Object.keys(QUEUE_FIGURES), "dlqGrowthPerMinute", "brokerUnreachable", "ringOccupancyRatio", "agentSilent", "orphanedSegments"] as const;
 
 export function isAlertMetric(metric: string): boolean {
   return (ALERT_METRICS as readonly string[]).includes(metric);
@@ -53,6 +54,15 @@ export function collectSeries(brokers: BrokerState[], history: HistoryStore, now
     "dlqGrowthPerMinute",
     queues.filter((queue) => queue.dlq).map((queue) => ({ key: seriesKey(queue.broker, queue.name), labels: { broker: queue.broker, queue: queue.name }, value: dlqGrowthPerMinute(history, queue, now) })),
   );
+  const hosts = knownHosts(now);
+  out.set(
+    "ringOccupancyRatio",
+    hosts.flatMap(({ summary, report }) =>
+      summary.status === "silent" ? [] : report.rings.map((ring) => ({ key: seriesKey(summary.host, ring.segment), labels: { host: summary.host, segment: ring.segment }, value: ring.occupancyRatio })),
+    ),
+  );
+  out.set("agentSilent", hosts.map(({ summary }) => ({ key: seriesKey(summary.host), labels: { host: summary.host }, value: summary.status === "silent" ? 1 : 0 })));
+  out.set("orphanedSegments", hosts.map(({ summary }) => ({ key: seriesKey(summary.host), labels: { host: summary.host }, value: summary.orphanCount })));
   out.set(
     "brokerUnreachable",
     brokers.map((broker) => ({ key: seriesKey(broker.config.name), labels: { broker: broker.config.name }, value: broker.status === "unreachable" ? 1 : 0 })),

@@ -19,3 +19,8 @@ function safeDecode(segment: string): string {
     throw new VaralError("invalid_input", `"${segment}" is not validly URL-encoded.`);
   }
 }
+
+export function hostFromParams(params: Params): string {
+  if (typeof params.host !== "string") throw new VaralError("invalid_input", "Host paths are /api/hosts/<host>.");
+  return safeDecode(params.host);
+}

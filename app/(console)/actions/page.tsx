@@ -46,7 +46,17 @@ export default function ActionsPage() {
                     {action.kind}
                     <div className="small muted mono">{action.id}</div>
                   </td>
-                  <td>{action.target.queue ? <Link href={queuePagePath(action.target.queue)}>{action.target.queue}</Link> : "—"}</td>
+                  <td>
+                    {typeof action.target.queue === "string" ? (
+                      <Link href={queuePagePath(action.target.queue)}>{action.target.queue}</Link>
+                    ) : typeof action.target.host === "string" ? (
+                      <Link href={`/hosts/${encodeURIComponent(action.target.host)}`}>
+                        {action.target.host}: {String(action.target.segment)}
+                      </Link>
+                    ) : (
+                      "—"
+                    )}
+                  </td>
                   <td>
                     <span className={`badge state-${action.state}`}>{action.state}</span>
                     {action.error && <div className="small" style={{ color: "var(--danger)" }}>{action.error}</div>}

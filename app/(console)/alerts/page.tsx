@@ -60,7 +60,7 @@ interface Delivery {
 }
 
 const STATE_TO_STATUS: Record<string, string> = { firing: "stopped", pending: "warning", resolved: "ok" };
-const METRICS = ["lagSeconds", "depth", "dlqDepth", "dlqGrowthPerMinute", "lagMessages", "inflight", "delayed", "consumers", "rateIn", "rateOut", "brokerUnreachable"];
+const METRICS = ["lagSeconds", "depth", "dlqDepth", "dlqGrowthPerMinute", "lagMessages", "inflight", "delayed", "consumers", "rateIn", "rateOut", "brokerUnreachable", "ringOccupancyRatio", "agentSilent", "orphanedSegments"];
 
 function labelsText(labels: Record<string, string>): string {
   return Object.entries(labels)
@@ -92,7 +92,7 @@ export default function AlertsPage() {
   });
   const deliveries = useQuery({ queryKey: keys.deliveries, queryFn: () => api<Delivery[]>("/api/alerts/deliveries?limit=50"), refetchInterval: POLL.list });
 
-  const [rule, setRule] = useState({ name: "", metric: "lagSeconds", broker: "", queue: "", op: ">", threshold: "300", for: "5m", severity: "warning", channel: "" });
+  const [rule, setRule] = useState({ name: "", metric: "lagSeconds", broker: "", queue: "", host: "", op: ">", threshold: "300", for: "5m", severity: "warning", channel: "" });
   const [channel, setChannel] = useState({ name: "", kind: "webhook", url: "", secret: "" });
   const invalidate = () => {
     for (const key of [keys.alerts, keys.alertRules, keys.alertChannels, keys.deliveries]) void client.invalidateQueries({ queryKey: key });
@@ -104,7 +104,7 @@ export default function AlertsPage() {
         body: {
           name: rule.name,
           metric: rule.metric,
-          match: Object.fromEntries(Object.entries({ broker: rule.broker, queue: rule.queue }).filter(([, value]) => value)),
+          match: Object.fromEntries(Object.entries({ broker: rule.broker, queue: rule.queue, host: rule.host }).filter(([, value]) => value)),
           op: rule.op,
           threshold: Number(rule.threshold),
           for: rule.for,
@@ -212,6 +212,7 @@ export default function AlertsPage() {
             <input aria-label="For" size={4} value={rule.for} onChange={(event) => setRule({ ...rule, for: event.target.value })} />
             <input aria-label="Broker" placeholder="broker (any)" size={10} value={rule.broker} onChange={(event) => setRule({ ...rule, broker: event.target.value })} />
             <input aria-label="Queue" placeholder="queue (any)" size={12} value={rule.queue} onChange={(event) => setRule({ ...rule, queue: event.target.value })} />
+            <input aria-label="Host" placeholder="host (any)" size={10} value={rule.host} onChange={(event) => setRule({ ...rule, host: event.target.value })} />
             <select aria-label="Severity" value={rule.severity} onChange={(event) => setRule({ ...rule, severity: event.target.value })}>
               <option>critical</option>
               <option>warning</option>
