@@ -1,5 +1,6 @@
 // npm run demo [-- part ...]: produces traffic into the local brokers so the dashboard has
 // something to show. Ctrl-C stops producing, lets consumers finish what they hold, and exits.
+import { startAgentDemo } from "./agent";
 import { startKafkaDemo } from "./kafka";
 import { startRabbitMqDemo } from "./rabbitmq";
 import { startRedisDemo } from "./redis";
@@ -9,6 +10,7 @@ const PARTS: Record<string, () => Promise<() => Promise<void>>> = {
   redis: () => startRedisDemo(),
   rabbitmq: () => startRabbitMqDemo(),
   kafka: () => startKafkaDemo(),
+  agent: () => startAgentDemo(),
   sqs: () => startSqsDemo(),
 };
 
