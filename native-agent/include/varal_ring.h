@@ -90,12 +90,17 @@ typedef struct vr_ring {
     vr_role role;
     /* Each side's cached copy of the other side's position, in its own memory. */
     uint64_t cached_other;
+    /* Set by attach when the role's last holder did not detach (it crashed): its pid. */
+    uint64_t crashed_pid;
 } vr_ring;
 
 /* Creates the segment at path (a file under the shm root) and attaches as `role`. */
 int vrCreate(vr_ring *ring, const char *path, uint64_t capacity, const char *name, uint64_t heartbeat_interval_ns, vr_role role, char *err);
-/* Attaches to an existing ring; fails when the role is taken or the ring is not valid. */
+/* Attaches to an existing ring; fails when the role is taken or the ring is not valid.
+ * A role left by a process that crashed (it never detached) is taken over, and its pid
+ * is left in ring->crashed_pid for the caller to log. */
 int vrAttach(vr_ring *ring, const char *path, vr_role role, char *err);
+/* Detaches: a producer or consumer clears its pid, so that the next one knows it left cleanly. */
 void vrClose(vr_ring *ring);
 
 /* VR_OK, or VR_FULL when the record does not fit now (counted in full_events). */

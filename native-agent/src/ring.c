@@ -107,21 +107,24 @@ static int mapSegment(vr_ring *ring, char *err) {
 
 static int takeRole(vr_ring *ring, vr_role role, char *err) {
     vr_header *h = ring->header;
-    ring->role = role;
+    ring->role = VR_ROLE_OBSERVER; /* a role only once its lock is held */
     pid_t pid = getpid();
     if (role == VR_ROLE_PRODUCER) {
         if (lockByte(ring->fd, lockBase(ring) + VR_LOCK_PRODUCER, F_WRLCK) == -1)
             return errno == EAGAIN || errno == EACCES ? failMessage(err, "the ring already has a producer") : failErrno(err, "fcntl(F_OFD_SETLK producer)");
+        if (h->producer_pid != 0 && h->producer_pid != (uint64_t)pid) ring->crashed_pid = h->producer_pid;
         h->producer_pid = (uint64_t)pid;
         h->producer_starttime = processStartTime(pid);
         ring->cached_other = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
     } else if (role == VR_ROLE_CONSUMER) {
         if (lockByte(ring->fd, lockBase(ring) + VR_LOCK_CONSUMER, F_WRLCK) == -1)
             return errno == EAGAIN || errno == EACCES ? failMessage(err, "the ring already has a consumer") : failErrno(err, "fcntl(F_OFD_SETLK consumer)");
+        if (h->consumer_pid != 0 && h->consumer_pid != (uint64_t)pid) ring->crashed_pid = h->consumer_pid;
         h->consumer_pid = (uint64_t)pid;
         h->consumer_starttime = processStartTime(pid);
         ring->cached_other = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
     }
+    ring->role = role;
     vrHeartbeat(ring);
     return VR_OK;
 }
@@ -129,6 +132,7 @@ static int takeRole(vr_ring *ring, vr_role role, char *err) {
 int vrCreate(vr_ring *ring, const char *path, uint64_t capacity, const char *name, uint64_t heartbeat_interval_ns, vr_role role, char *err) {
     memset(ring, 0, sizeof(*ring));
     ring->fd = -1;
+    ring->role = VR_ROLE_OBSERVER;
     if (capacity < 64 || (capacity & (capacity - 1)) != 0) return failMessage(err, "capacity must be a power of two of at least 64 bytes");
     ring->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (ring->fd == -1) return failErrno(err, "open");
@@ -174,6 +178,7 @@ error:
 
 int vrAttach(vr_ring *ring, const char *path, vr_role role, char *err) {
     memset(ring, 0, sizeof(*ring));
+    ring->role = VR_ROLE_OBSERVER;
     ring->fd = open(path, O_RDWR | O_CLOEXEC);
     if (ring->fd == -1) return failErrno(err, "open");
     if (mapSegment(ring, err) != VR_OK) goto error;
@@ -191,6 +196,8 @@ error:
 }
 
 void vrClose(vr_ring *ring) {
+    if (ring->header && ring->role == VR_ROLE_PRODUCER && ring->header->producer_pid == (uint64_t)getpid()) __atomic_store_n(&ring->header->producer_pid, 0, __ATOMIC_RELEASE);
+    if (ring->header && ring->role == VR_ROLE_CONSUMER && ring->header->consumer_pid == (uint64_t)getpid()) __atomic_store_n(&ring->header->consumer_pid, 0, __ATOMIC_RELEASE);
     if (ring->header) munmap(ring->header, ring->mapped);
     if (ring->fd >= 0) close(ring->fd); /* the OFD locks go with the last reference */
     ring->header = NULL;

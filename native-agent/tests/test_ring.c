@@ -141,6 +141,24 @@ static void testTwoProcesses(void) {
     vrClose(&producer);
 }
 
+static void testCrashDetectedOnAttach(void) {
+    char err[VR_ERR_LEN];
+    pid_t child = fork();
+    if (child == 0) {
+        vr_ring ring;
+        if (vrCreate(&ring, segment("crash"), 4096, "crash", 1000000, VR_ROLE_PRODUCER, err) != VR_OK) _exit(1);
+        _exit(0); /* no vrClose: a crash */
+    }
+    int status;
+    waitpid(child, &status, 0);
+    vr_ring ring;
+    test_cond("a crashed producer's role can be taken over", vrAttach(&ring, segment("crash"), VR_ROLE_PRODUCER, err) == VR_OK);
+    test_cond("and the crash is detected on attach", ring.crashed_pid == (uint64_t)child);
+    vrClose(&ring);
+    test_cond("a clean detach clears the role's pid", vrAttach(&ring, segment("crash"), VR_ROLE_PRODUCER, err) == VR_OK && ring.crashed_pid == 0);
+    vrClose(&ring);
+}
+
 int main(void) {
     snprintf(root, sizeof(root), "/tmp/varal-ring-test-XXXXXX");
     if (!mkdtemp(root)) return 1;
@@ -149,7 +167,8 @@ int main(void) {
     testRoleLocks();
     testHeaderChecks();
     testTwoProcesses();
-    const char *names[] = {"wrap", "full", "locks", "procs"};
+    testCrashDetectedOnAttach();
+    const char *names[] = {"wrap", "full", "locks", "procs", "crash"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) unlink(segment(names[i]));
     rmdir(root);
     test_report();

@@ -19,6 +19,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "varal-ring-consumer: %s: %s\n", o.path, err);
         return 1;
     }
+    if (ring.crashed_pid) fprintf(stderr, "varal-ring-consumer: took over from pid %llu, which did not detach (it crashed)\n", (unsigned long long)ring.crashed_pid);
     printf("ready %d\n", (int)getpid());
     fflush(stdout);
     static char buf[1 << 16];

@@ -22,6 +22,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "varal-ring-producer: %s: %s\n", o.path, err);
         return 1;
     }
+    if (ring.crashed_pid) fprintf(stderr, "varal-ring-producer: took over from pid %llu, which did not detach (it crashed)\n", (unsigned long long)ring.crashed_pid);
     printf("ready %d\n", (int)getpid());
     fflush(stdout);
     char *payload = calloc(1, o.size ? o.size : 1);

@@ -8,6 +8,9 @@
 // client touches nothing else.
 import type { Kafka } from "kafkajs";
 
+const COMMIT_ATTEMPTS = 6;
+const RETRIABLE_COORDINATOR_ERRORS = new Set(["NOT_COORDINATOR_FOR_GROUP", "GROUP_LOAD_IN_PROGRESS", "GROUP_COORDINATOR_NOT_AVAILABLE"]);
+
 /** ListOffsets timestamps with a special meaning, as in Kafka's protocol. */
 const LATEST = -1;
 const EARLIEST = -2;
@@ -293,13 +296,24 @@ export class KafkaWire {
    */
   async commit(groupId: string, topic: string, offsets: ReadonlyArray<{ partition: number; offset: number }>): Promise<void> {
     await this.connect();
-    const coordinator = await this.cluster.findGroupCoordinator({ groupId });
-    await coordinator.offsetCommit({
-      groupId,
-      groupGenerationId: -1,
-      memberId: "",
-      retentionTime: -1,
-      topics: [{ topic, partitions: offsets.map((entry) => ({ partition: entry.partition, offset: String(entry.offset) })) }],
-    });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const coordinator = await this.cluster.findGroupCoordinator({ groupId });
+        await coordinator.offsetCommit({
+          groupId,
+          groupGenerationId: -1,
+          memberId: "",
+          retentionTime: -1,
+          topics: [{ topic, partitions: offsets.map((entry) => ({ partition: entry.partition, offset: String(entry.offset) })) }],
+        });
+        return;
+      } catch (error) {
+        // A group's coordinator moves, or is still loading its offsets (a new broker, a new
+        // group): ask again for the coordinator, a few times, then give up.
+        const type = (error as { type?: string }).type ?? "";
+        if (attempt >= COMMIT_ATTEMPTS || !RETRIABLE_COORDINATOR_ERRORS.has(type)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+      }
+    }
   }
 }
