@@ -47,6 +47,17 @@ int vaProcAlive(const char *proc_root, uint64_t pid, uint64_t starttime);
 /* Pids (other than `except`) that map the file (dev, ino) or hold it open; returns how many (all, even past max). */
 int vaFindMappers(const char *proc_root, dev_t dev, ino_t ino, pid_t except, pid_t *pids, int max);
 
+/* Who maps or holds open each file of one device, from a single walk of /proc. */
+typedef struct va_mapping {
+    uint64_t inode;
+    pid_t pid;
+} va_mapping;
+
+/* Walks /proc once; returns how many (inode, pid) pairs, sorted by inode, or -1. */
+int vaMapperIndex(const char *proc_root, dev_t dev, pid_t except, va_mapping **index);
+/* The pids of the index that map or hold `inode`; returns how many (all, even past max). */
+int vaMappersOf(const va_mapping *index, int count, uint64_t inode, pid_t *pids, int max);
+
 /* Whether a lock at byte `offset` of the file conflicts with a write lock: someone holds it. */
 int vaLockHeld(int fd, off_t offset);
 
@@ -90,6 +101,7 @@ typedef struct va_ring_report {
     double publish_rate, consume_rate; /* per second since the last scan; negative: unknown */
     va_role_view producer, consumer;
     int orphan;
+    int candidate; /* an orphan unless a process maps it: settled once /proc is read */
     char orphan_reason[VR_ERR_LEN];
     double orphan_since_seconds;
 } va_ring_report;

@@ -124,8 +124,16 @@ static int orphanCandidate(const va_options *options, int fd, uint64_t lock_base
         return 0;
     uint64_t real = realtimeNs();
     if (created_ns && created_ns <= real && real - created_ns < options->min_age_ns) return 0;
-    snprintf(reason, VR_ERR_LEN, "no participant holds the gate lock; heartbeats %s; creator %llu, producer %llu and consumer %llu are gone; mapped by no process",
-             newest ? "stale" : "never beat", (unsigned long long)view->creator_pid, (unsigned long long)view->producer_pid, (unsigned long long)view->consumer_pid);
+    char gone[160] = "";
+    const char *labels[] = {"creator", "producer", "consumer"};
+    uint64_t pids[] = {view->creator_pid, view->producer_pid, view->consumer_pid};
+    for (int i = 0; i < 3; i++) {
+        if (!pids[i]) continue;
+        size_t used = strlen(gone);
+        snprintf(gone + used, sizeof(gone) - used, "%s%s %llu", used ? ", " : "", labels[i], (unsigned long long)pids[i]);
+    }
+    snprintf(reason, VR_ERR_LEN, "no participant holds the gate lock; heartbeats %s; %s gone (or their pids reused); mapped by no process", newest ? "stale" : "never beat",
+             gone[0] ? gone : "every recorded process");
     return 1;
 }
 
@@ -148,8 +156,7 @@ static void scanEntry(const va_options *options, va_memory *memory, va_scan *sca
     if (fd == -1) {
         char reason[VR_ERR_LEN];
         snprintf(reason, sizeof(reason), "unreadable: %s", strerror(errno));
-        va_foreign_report *f = addForeign(scan, name, &st, reason);
-        if (f) f->mapped_by_count = vaFindMappers(options->proc_root, st.st_dev, st.st_ino, getpid(), f->mapped_by, VA_MAX_MAPPERS);
+        addForeign(scan, name, &st, reason);
         return;
     }
     static uint8_t page[VR_HEADER_SIZE];
@@ -157,8 +164,7 @@ static void scanEntry(const va_options *options, va_memory *memory, va_scan *sca
     va_header_view view;
     char err[VR_ERR_LEN];
     if (got < 0 || vaParseHeader(page, (size_t)got, (uint64_t)st.st_size, &view, err) != VR_OK) {
-        va_foreign_report *f = addForeign(scan, name, &st, got < 0 ? "unreadable" : err);
-        if (f) f->mapped_by_count = vaFindMappers(options->proc_root, st.st_dev, st.st_ino, getpid(), f->mapped_by, VA_MAX_MAPPERS);
+        addForeign(scan, name, &st, got < 0 ? "unreadable" : err);
         close(fd);
         return;
     }
@@ -188,32 +194,55 @@ static void scanEntry(const va_options *options, va_memory *memory, va_scan *sca
         ring->consume_rate = (double)(view.consumed - before->consumed) / seconds;
     }
     judgeRoles(options, fd, lock_base, &view, before, now, ring);
-    if (orphanCandidate(options, fd, lock_base, &view, h->created_realtime_ns, now, ring->orphan_reason)) {
-        pid_t pids[VA_MAX_MAPPERS];
-        int mappers = vaFindMappers(options->proc_root, st.st_dev, st.st_ino, getpid(), pids, VA_MAX_MAPPERS);
-        if (mappers == 0) {
-            ring->orphan = 1;
-        } else {
-            snprintf(ring->orphan_reason, sizeof(ring->orphan_reason), "looks abandoned, but pid %d maps it without the ring's locks: kept", (int)pids[0]);
-            if (ring->producer.state == VA_ROLE_DEAD) ring->producer.state = VA_ROLE_UNKNOWN;
-            if (ring->consumer.state == VA_ROLE_DEAD) ring->consumer.state = VA_ROLE_UNKNOWN;
-        }
-    } else {
-        ring->orphan_reason[0] = '\0';
-    }
+    /* Confirmed (or not) with /proc once every entry is read: one walk for the whole root. */
+    ring->candidate = orphanCandidate(options, fd, lock_base, &view, h->created_realtime_ns, now, ring->orphan_reason);
+    if (!ring->candidate) ring->orphan_reason[0] = '\0';
     close(fd);
 
     va_memory_entry *entry = remember(memory, ring->inode);
     if (entry) {
-        if (ring->orphan && entry->orphan_since_ns == 0) entry->orphan_since_ns = now;
-        if (!ring->orphan) entry->orphan_since_ns = 0;
-        ring->orphan_since_seconds = ring->orphan ? (double)(now - entry->orphan_since_ns) / 1e9 : 0;
         entry->published = view.published;
         entry->consumed = view.consumed;
         entry->head = view.head;
         entry->tail = view.tail;
         entry->at_ns = now;
     }
+}
+
+/*
+ * Who maps each foreign segment, and whether each candidate orphan is mapped, from one
+ * walk of /proc (a walk per segment would cost a second for a thousand of them). Only
+ * when some entry needs it: a root of healthy rings never reads /proc at all.
+ */
+static void settleWithProc(const va_options *options, va_memory *memory, va_scan *scan, dev_t dev, uint64_t now) {
+    int needed = scan->foreign_count > 0;
+    for (int i = 0; i < scan->ring_count && !needed; i++) needed = scan->rings[i].candidate;
+    va_mapping *index = NULL;
+    int count = needed ? vaMapperIndex(options->proc_root, dev, getpid(), &index) : 0;
+    if (count < 0) count = 0;
+    for (int i = 0; i < scan->foreign_count; i++) {
+        va_foreign_report *f = &scan->foreign[i];
+        f->mapped_by_count = vaMappersOf(index, count, f->inode, f->mapped_by, VA_MAX_MAPPERS);
+    }
+    for (int i = 0; i < scan->ring_count; i++) {
+        va_ring_report *ring = &scan->rings[i];
+        if (ring->candidate) {
+            pid_t pids[VA_MAX_MAPPERS];
+            if (vaMappersOf(index, count, ring->inode, pids, VA_MAX_MAPPERS) == 0) {
+                ring->orphan = 1;
+            } else {
+                snprintf(ring->orphan_reason, sizeof(ring->orphan_reason), "looks abandoned, but pid %d maps it without the ring's locks: kept", (int)pids[0]);
+                if (ring->producer.state == VA_ROLE_DEAD) ring->producer.state = VA_ROLE_UNKNOWN;
+                if (ring->consumer.state == VA_ROLE_DEAD) ring->consumer.state = VA_ROLE_UNKNOWN;
+            }
+        }
+        va_memory_entry *entry = remembered(memory, ring->inode);
+        if (!entry) continue;
+        if (ring->orphan && entry->orphan_since_ns == 0) entry->orphan_since_ns = now;
+        if (!ring->orphan) entry->orphan_since_ns = 0;
+        ring->orphan_since_seconds = ring->orphan ? (double)(now - entry->orphan_since_ns) / 1e9 : 0;
+    }
+    free(index);
 }
 
 int vaScan(const va_options *options, va_memory *memory, va_scan *scan) {
@@ -225,6 +254,8 @@ int vaScan(const va_options *options, va_memory *memory, va_scan *scan) {
         return VR_ERR;
     }
     int root = dirfd(dir);
+    struct stat root_stat;
+    dev_t root_dev = fstat(root, &root_stat) == 0 ? root_stat.st_dev : 0;
     struct dirent *entry;
     while ((entry = readdir(dir))) {
         if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
@@ -233,6 +264,7 @@ int vaScan(const va_options *options, va_memory *memory, va_scan *scan) {
         scanEntry(options, memory, scan, root, entry->d_name, vrNow());
     }
     closedir(dir);
+    settleWithProc(options, memory, scan, root_dev, vrNow());
     /* Forget rings that are gone, so memory stays the size of the root. */
     for (int i = 0; i < memory->count;) {
         int present = 0;

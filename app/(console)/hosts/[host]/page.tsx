@@ -101,9 +101,7 @@ export default function HostPage() {
                     {formatRate(ring.publishRate ?? null)} / {formatRate(ring.consumeRate ?? null)}
                     {ring.fullEvents > 0 && <div className="muted">full {formatCount(ring.fullEvents)}×</div>}
                   </td>
-                  <td className="num small">
-                    {nanos(ring.latency.p50Ns)} / {nanos(ring.latency.p99Ns)}
-                  </td>
+                  <td className="num small">{ring.consumed === 0 ? "—" : `${nanos(ring.latency.p50Ns)} / ${nanos(ring.latency.p99Ns)}`}</td>
                   <td>
                     <Role role={ring.producer} />
                   </td>
