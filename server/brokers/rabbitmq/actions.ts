@@ -48,7 +48,7 @@ function routeOf(message: ConsumeMessage, destination: string | undefined): Rout
 async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> {
   const { vhost, queue } = amqpQueueName(context);
   const config = context.broker as BrokerConfigOf<"rabbitmq">;
-  const connection = await connectAmqp({ ...config, url: withVhost(config.url, vhost) }, `redrive ${queue}`);
+  const connection = await connectAmqp(config, `redrive ${queue}`, vhost);
   const limit = context.params.limit ?? Number.MAX_SAFE_INTEGER;
   let moved = 0;
   let received = 0;
@@ -180,12 +180,6 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
   }
 }
 
-export function withVhost(url: string, vhost: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${encodeURIComponent(vhost)}`;
-  return parsed.toString();
-}
-
 export const redrive: QueueActionHandler<RedriveParams> = {
   kind: "redrive",
   brokerKind: "rabbitmq",
@@ -293,7 +287,7 @@ export const reprioritise: QueueActionHandler<ReprioritiseParams> = {
   async run(context) {
     const { vhost, queue } = amqpQueueName(context);
     const config = context.broker as BrokerConfigOf<"rabbitmq">;
-    const connection = await connectAmqp({ ...config, url: withVhost(config.url, vhost) }, `reprioritise ${queue}`);
+    const connection = await connectAmqp(config, `reprioritise ${queue}`, vhost);
     try {
       const channel: ConfirmChannel = await connection.createConfirmChannel();
       const total = Math.min(REPRIORITISE_MAX, (await channel.checkQueue(queue)).messageCount);

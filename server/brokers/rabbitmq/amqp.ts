@@ -3,8 +3,10 @@
 import amqp, { type ChannelModel, type ConsumeMessage, type GetMessage, type Options } from "amqplib";
 import type { BrokerConfigOf } from "../../config/schema";
 
-export async function connectAmqp(config: BrokerConfigOf<"rabbitmq">, purpose: string): Promise<ChannelModel> {
+/** Connects to the broker's URL, in `vhost` when given (else the URL's own). */
+export async function connectAmqp(config: BrokerConfigOf<"rabbitmq">, purpose: string, vhost?: string): Promise<ChannelModel> {
   const url = new URL(config.url);
+  if (vhost !== undefined) url.pathname = `/${encodeURIComponent(vhost)}`;
   if (config.username) url.username = encodeURIComponent(config.username);
   if (config.password) url.password = encodeURIComponent(config.password);
   try {

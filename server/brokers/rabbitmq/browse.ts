@@ -10,7 +10,6 @@ import type { BrokerConfigOf } from "../../config/schema";
 import { VaralError } from "../../errors";
 import type { BrowsedMessage, BrowsePage, BrowseRequest } from "../browse";
 import { previewPayload } from "../preview";
-import { withVhost } from "./actions";
 import { connectAmqp, copyProperties, parseXDeath } from "./amqp";
 
 function toBrowsed(message: GetMessage, index: number): BrowsedMessage {
@@ -51,7 +50,7 @@ export async function browseRabbitMq({ queue, broker, limit, confirmSideEffects 
   const config = broker as BrokerConfigOf<"rabbitmq">;
   const vhost = String(queue.facts.vhost ?? "/");
   const name = String(queue.facts.queue ?? queue.name);
-  const connection = await connectAmqp({ ...config, url: withVhost(config.url, vhost) }, `read ${name}`);
+  const connection = await connectAmqp(config, `read ${name}`, vhost);
   try {
     const channel: ConfirmChannel = await connection.createConfirmChannel();
     const taken: GetMessage[] = [];
