@@ -75,12 +75,15 @@ export async function recordReport(report: AgentReport, receivedAt = new Date())
 
 /** Reads reports other replicas received (and those from before a restart). */
 export async function syncHosts(): Promise<void> {
-  const rows = await db().agentHost.findMany();
+  // Reports are large: read one only when it is newer than the one in memory.
+  const rows = await db().agentHost.findMany({ select: { host: true, lastReportAt: true } });
   for (const row of rows) {
     const known = hosts().get(row.host);
     if (known && known.lastReportAt >= row.lastReportAt) continue;
+    const full = await db().agentHost.findUnique({ where: { host: row.host } });
+    if (!full) continue;
     try {
-      hosts().set(row.host, { lastReportAt: row.lastReportAt, report: JSON.parse(row.report) as AgentReport });
+      hosts().set(row.host, { lastReportAt: full.lastReportAt, report: JSON.parse(full.report) as AgentReport });
     } catch {
       // A row this version cannot read waits for the host's next report.
     }
@@ -143,4 +146,13 @@ export async function getHost(host: string, now = Date.now()): Promise<HostDetai
 /** The hosts as this replica knows them now, for alert rules (synchronous, from memory). */
 export function knownHosts(now = Date.now()): Array<{ summary: HostSummary; report: AgentReport }> {
   return [...hosts()].map(([host, entry]) => ({ summary: summarise(host, entry, now), report: entry.report }));
+}
+
+/** Forgets a host (a decommissioned machine): its report, its charts, its pending commands. */
+export async function forgetHost(host: string): Promise<void> {
+  const deleted = await db().agentHost.deleteMany({ where: { host } });
+  if (deleted.count === 0) throw new VaralError("not_found", `No agent has reported as host "${host}": see GET /api/hosts.`);
+  await db().agentCommand.updateMany({ where: { host, state: "pending" }, data: { state: "cancelled", finishedAt: new Date() } });
+  hosts().delete(host);
+  for (const key of ringHistory().keys()) if (key.startsWith(`${host}\u0000`)) ringHistory().delete(key);
 }

@@ -194,5 +194,9 @@ describe("varal-agent", () => {
       return hosts.find((entry) => entry.host === HOST && entry.status === "silent") ?? null;
     }, { what: "the host marked silent" });
     expect(silent.statusReason).toContain("is varal-agent running");
+    // A machine gone for good is forgotten by an admin, with its pending commands.
+    expect((await admin.call("DELETE", `/api/hosts/${HOST}`)).status).toBe(200);
+    expect((await admin.call("GET", `/api/hosts/${HOST}`)).status).toBe(404);
+    expect((await admin.call("DELETE", `/api/hosts/${HOST}`)).status).toBe(404);
   });
 });

@@ -1,11 +1,13 @@
 "use client";
 // One host: its rings (occupancy, age, rates, latency, each participant's state), charts of
 // the ring chosen, orphans with their cleanup, other segments, and kernel findings.
-import { useParams } from "next/navigation";
+import { useMutation } from "@tanstack/react-query";
+import { useParams, useRouter } from "next/navigation";
 import { useState } from "react";
 import { SegmentCleanup } from "../../../components/SegmentCleanup";
 import { SeriesChart } from "../../../components/SeriesChart";
 import { StatusBadge } from "../../../components/StatusBadge";
+import { api } from "../../../lib/api";
 import { formatAgo, formatBytes, formatCount, formatDuration, formatRate } from "../../../lib/format";
 import { useHost, useMe } from "../../../lib/queries";
 import type { RingReport } from "../../../lib/types";
@@ -31,6 +33,8 @@ export default function HostPage() {
   const host = useHost(name);
   const me = useMe();
   const [chosen, setChosen] = useState<string | null>(null);
+  const router = useRouter();
+  const forget = useMutation({ mutationFn: () => api(`/api/hosts/${encodeURIComponent(name)}`, { method: "DELETE" }), onSuccess: () => router.push("/hosts") });
   if (host.error) {
     return (
       <>
@@ -57,6 +61,12 @@ export default function HostPage() {
         </div>
       </div>
       {h.statusReason && <p className="note">{h.statusReason}</p>}
+      {h.status === "silent" && me.data?.role === "admin" && (
+        <p className="small">
+          A machine that is gone for good can be forgotten: <button onClick={() => forget.mutate()}>Forget {h.host}</button> (its agent reappears if it reports again).
+        </p>
+      )}
+      {forget.error && <div className="error">{forget.error.message}</div>}
       {h.kernelFindings.map((finding) => (
         <p key={finding.setting} className="note small" style={{ borderColor: "var(--warning)" }}>
           <code>
