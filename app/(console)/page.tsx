@@ -4,12 +4,14 @@ import Link from "next/link";
 import { StatusBadge } from "../components/StatusBadge";
 import { queuePagePath } from "../lib/api";
 import { formatAgo, formatBytes, formatCount, formatDuration, formatRate } from "../lib/format";
-import { useBrokers, useQueues } from "../lib/queries";
+import { useBrokers, useHosts, useQueues } from "../lib/queries";
 
 export default function OverviewPage() {
   const brokers = useBrokers();
   const troubled = useQueues({ sort: "trouble", limit: "15" });
   const troubledItems = (troubled.data?.items ?? []).filter((queue) => queue.status !== "ok");
+  const hosts = useHosts();
+  const troubledHosts = (hosts.data ?? []).filter((host) => host.status !== "ok");
 
   return (
     <>
@@ -87,6 +89,27 @@ export default function OverviewPage() {
           </table>
         )}
       </section>
+      {troubledHosts.length > 0 && (
+        <section className="panel" aria-label="Hosts in trouble">
+          <h2>Hosts in trouble</h2>
+          <table>
+            <tbody>
+              {troubledHosts.map((host) => (
+                <tr key={host.host}>
+                  <td>
+                    <Link href={`/hosts/${encodeURIComponent(host.host)}`}>{host.host}</Link>
+                    {host.statusReason && <div className="small muted">{host.statusReason}</div>}
+                  </td>
+                  <td>
+                    <StatusBadge status={host.status} />
+                  </td>
+                  <td className="small">reported {formatAgo(host.lastReportAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
     </>
   );
 }
