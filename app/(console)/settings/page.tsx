@@ -5,6 +5,7 @@ import { useState } from "react";
 import { api } from "../../lib/api";
 import { formatAgo } from "../../lib/format";
 import { keys } from "../../lib/queries";
+import { ErrorLine, InlineForm } from "../../components/InlineForm";
 
 interface User {
   id: string;
@@ -54,7 +55,7 @@ export default function SettingsPage() {
       <h1>Users &amp; tokens</h1>
       <section className="panel">
         <h2>Users</h2>
-        {users.error && <div className="error">{users.error.message}</div>}
+        <ErrorLine error={users.error} />
         <table>
           <thead>
             <tr>
@@ -73,14 +74,7 @@ export default function SettingsPage() {
             ))}
           </tbody>
         </table>
-        <form
-          className="row"
-          style={{ marginTop: 10 }}
-          onSubmit={(event) => {
-            event.preventDefault();
-            createUser.mutate();
-          }}
-        >
+        <InlineForm onSubmit={() => createUser.mutate()}>
           <input placeholder="username" aria-label="New username" value={user.username} onChange={(event) => setUser({ ...user, username: event.target.value })} />
           <input placeholder="password (10+)" aria-label="New password" type="password" value={user.password} onChange={(event) => setUser({ ...user, password: event.target.value })} />
           <select aria-label="New role" value={user.role} onChange={(event) => setUser({ ...user, role: event.target.value })}>
@@ -91,8 +85,8 @@ export default function SettingsPage() {
           <button type="submit" className="primary" disabled={createUser.isPending}>
             Add user
           </button>
-        </form>
-        {createUser.error && <div className="error">{createUser.error.message}</div>}
+        </InlineForm>
+        <ErrorLine error={createUser.error} />
       </section>
       <section className="panel">
         <h2>API tokens</h2>
@@ -125,14 +119,7 @@ export default function SettingsPage() {
             ))}
           </tbody>
         </table>
-        <form
-          className="row"
-          style={{ marginTop: 10 }}
-          onSubmit={(event) => {
-            event.preventDefault();
-            createToken.mutate();
-          }}
-        >
+        <InlineForm onSubmit={() => createToken.mutate()}>
           <input placeholder="token name" aria-label="Token name" value={tokenForm.name} onChange={(event) => setTokenForm({ ...tokenForm, name: event.target.value })} />
           <select aria-label="Token kind" value={tokenForm.kind} onChange={(event) => setTokenForm({ ...tokenForm, kind: event.target.value })}>
             <option value="user">user (acts as you)</option>
@@ -141,8 +128,8 @@ export default function SettingsPage() {
           <button type="submit" className="primary" disabled={createToken.isPending}>
             Create token
           </button>
-        </form>
-        {createToken.error && <div className="error">{createToken.error.message}</div>}
+        </InlineForm>
+        <ErrorLine error={createToken.error} />
       </section>
     </>
   );
