@@ -111,6 +111,8 @@ void vrHeartbeat(vr_ring *ring);
 
 /* Checks a header read from a segment of `size` bytes; fills err with what is wrong. */
 int vrCheckHeader(const vr_header *header, size_t size, char *err);
+/* CLOCK_MONOTONIC in nanoseconds (from the TSC where the kernel keeps time with it; within
+ * about 100 ns of clock_gettime, and never going back within a thread). */
 uint64_t vrNow(void);
 /* The ns value below which the given share (0..1) of recorded latencies fall. */
 uint64_t vrLatencyQuantile(const vr_header *header, double quantile);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testhelp.h"
@@ -141,6 +142,27 @@ static void testTwoProcesses(void) {
     vrClose(&producer);
 }
 
+/* vrNow may scale the TSC: it must follow CLOCK_MONOTONIC closely and never go back. */
+static void testClockFollowsMonotonic(void) {
+    uint64_t previous = vrNow(), worst = 0;
+    int backwards = 0;
+    for (int i = 0; i < 200000; i++) {
+        uint64_t now = vrNow();
+        if (now < previous) backwards++;
+        previous = now;
+        if (i % 1000 == 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            uint64_t reference = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+            uint64_t ours = vrNow();
+            uint64_t gap = ours > reference ? ours - reference : reference - ours;
+            if (gap > worst) worst = gap;
+        }
+    }
+    test_cond("vrNow never goes back", backwards == 0);
+    test_cond("vrNow stays within 50 us of CLOCK_MONOTONIC", worst < 50000);
+}
+
 static void testCrashDetectedOnAttach(void) {
     char err[VR_ERR_LEN];
     pid_t child = fork();
@@ -168,6 +190,7 @@ int main(void) {
     testHeaderChecks();
     testTwoProcesses();
     testCrashDetectedOnAttach();
+    testClockFollowsMonotonic();
     const char *names[] = {"wrap", "full", "locks", "procs", "crash"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) unlink(segment(names[i]));
     rmdir(root);
