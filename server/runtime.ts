@@ -1,5 +1,6 @@
 // Starts everything that runs in the background of a Varal server: the poll loops and the
 // actions runner. Called once per process from instrumentation.ts.
+import { openDb } from "./db/client";
 import { registerBuiltInActions } from "./actions/handlers";
 import { startAlerts, stopAlerts } from "./alerts/runtime";
 import { actionRunner } from "./actions/runner";
@@ -13,6 +14,7 @@ export async function startVaral(): Promise<void> {
   const { config, file } = loadConfig();
   holder.__varalStarted = { at: Date.now(), configFile: file };
   registerBuiltInActions();
+  await openDb();
   await startCollectors(config);
   await actionRunner().start();
   startAlerts(config);

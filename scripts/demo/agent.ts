@@ -1,23 +1,36 @@
 // Demo rings on this host and varal-agent reporting them to the dashboard: a healthy ring,
 // one filling up (its consumer is slower than its producer), one whose consumer
-// stalls, and one left behind by a crashed producer that becomes an orphan. The agent
-// needs an agent token: VARAL_AGENT_TOKEN, or one made with VARAL_ADMIN_TOKEN.
+// stalls, and one left behind by a crashed producer that becomes an orphan.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { createToken } from "../../server/auth/tokens";
+import { openDb } from "../../server/db/client";
 
 const ROOT = "/dev/shm/varal-demo";
 const BUILD = path.resolve("native-agent/build");
 
+/**
+ * The agent's token: VARAL_AGENT_TOKEN, else one made through the API with VARAL_ADMIN_TOKEN,
+ * else one written straight into the store the dashboard uses (DATABASE_URL, or the embedded
+ * SQLite file `npm start` made), as an admin would from Users & tokens.
+ */
 async function agentToken(url: string): Promise<string | null> {
   if (process.env.VARAL_AGENT_TOKEN) return process.env.VARAL_AGENT_TOKEN;
-  if (!process.env.VARAL_ADMIN_TOKEN) return null;
-  const response = await fetch(`${url}/api/tokens`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${process.env.VARAL_ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "demo agent", kind: "agent" }),
-  }).catch(() => null);
-  return response?.ok ? ((await response.json()) as { token: string }).token : null;
+  if (process.env.VARAL_ADMIN_TOKEN) {
+    const response = await fetch(`${url}/api/tokens`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${process.env.VARAL_ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "demo agent", kind: "agent" }),
+    }).catch(() => null);
+    return response?.ok ? ((await response.json()) as { token: string }).token : null;
+  }
+  try {
+    await openDb();
+    return (await createToken("demo agent", "agent", null)).token;
+  } catch {
+    return null; // no store yet: `npm start` creates it
+  }
 }
 
 export async function startAgentDemo(url = process.env.VARAL_URL ?? "http://127.0.0.1:3000"): Promise<() => Promise<void>> {
@@ -45,7 +58,7 @@ export async function startAgentDemo(url = process.env.VARAL_URL ?? "http://127.
     run("varal-agent", ["--server", url, "--token", token, "--host", "demo-host", "--interval", "2", "--shm-root", ROOT, "--grace", "10", "--min-age", "10"]);
     console.log(`demo: agent: rings in ${ROOT} reported to ${url} as host demo-host (demo-quotes fills up, demo-audit stalls, demo-crashed becomes an orphan)`);
   } else {
-    console.log(`demo: agent: rings in ${ROOT}; to see them in the dashboard, create an agent token in Users & tokens and run VARAL_AGENT_TOKEN=<token> npm run demo -- agent`);
+    console.log(`demo: agent: rings in ${ROOT}; no store to make an agent token in yet: run npm start first, or give VARAL_AGENT_TOKEN`);
   }
   return async () => {
     for (const child of children) child.kill("SIGTERM");

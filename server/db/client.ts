@@ -14,6 +14,8 @@ export type Db = InstanceType<typeof SqliteClient>;
 interface DbHolder {
   db: Db;
   provider: DatabaseProvider;
+  /** Settled once the connection's settings are applied (SQLite's pragmas). */
+  ready: Promise<void>;
 }
 
 const holder = globalThis as typeof globalThis & { __varalDb?: DbHolder };
@@ -22,18 +24,27 @@ function connect(): DbHolder {
   const target = databaseTarget(process.env);
   if (target.provider === "postgresql") {
     const adapter = new PrismaPg({ connectionString: target.url, max: 10 });
-    return { db: new PostgresClient({ adapter }) as unknown as Db, provider: "postgresql" };
+    return { db: new PostgresClient({ adapter }) as unknown as Db, provider: "postgresql", ready: Promise.resolve() };
   }
   fs.mkdirSync(path.dirname(sqliteFilePath(target.url)), { recursive: true });
   const adapter = new PrismaBetterSQLite3({ url: target.url, timeout: 5_000 });
   const client = new SqliteClient({ adapter });
   // WAL lets readers go on while one writes, and synchronous=NORMAL syncs at checkpoints
   // rather than on every commit: safe against a crash of Varal, the usual setting for WAL.
-  void client
+  // A pragma cannot run inside a transaction: callers that may start with one await openDb().
+  const ready = client
     .$queryRawUnsafe("PRAGMA journal_mode = WAL")
     .then(() => client.$executeRawUnsafe("PRAGMA synchronous = NORMAL"))
+    .then(() => undefined)
     .catch((error) => console.error(`varal: could not set SQLite's journal mode: ${(error as Error).message}`));
-  return { db: client, provider: "sqlite" };
+  return { db: client, provider: "sqlite", ready };
+}
+
+/** The client, once its connection settings are applied. */
+export async function openDb(): Promise<Db> {
+  holder.__varalDb ??= connect();
+  await holder.__varalDb.ready;
+  return holder.__varalDb.db;
 }
 
 export function db(): Db {
