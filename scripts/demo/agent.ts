@@ -35,7 +35,11 @@ async function agentToken(url: string): Promise<string | null> {
 
 export async function startAgentDemo(url = process.env.VARAL_URL ?? "http://127.0.0.1:3000"): Promise<() => Promise<void>> {
   const built = spawnSync("make", ["-s", "-C", "native-agent", "all"], { stdio: "inherit" });
-  if (built.status !== 0) throw new Error("make in native-agent failed: is libcurl4-openssl-dev installed?");
+  if (built.status !== 0) {
+    // The other parts of the demo go on without it.
+    console.log("demo: agent: skipped: make in native-agent failed (it needs gcc, make and libcurl4-openssl-dev)");
+    return async () => undefined;
+  }
   fs.rmSync(ROOT, { recursive: true, force: true });
   fs.mkdirSync(ROOT, { recursive: true });
   const children: ChildProcess[] = [];
