@@ -278,7 +278,8 @@ static void testReportAndReply(void) {
 }
 
 int main(void) {
-    snprintf(root, sizeof(root), "/tmp/varal-agent-test-%d", (int)getpid());
+    /* Real POSIX shared memory where there is one (tmpfs under /dev/shm), else /tmp. */
+    snprintf(root, sizeof(root), "%s/varal-agent-test-%d", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (int)getpid());
     mkdir(root, 0700);
     memset(&options, 0, sizeof(options));
     options.shm_root = root;

@@ -182,7 +182,8 @@ static void testCrashDetectedOnAttach(void) {
 }
 
 int main(void) {
-    snprintf(root, sizeof(root), "/tmp/varal-ring-test-XXXXXX");
+    /* Real POSIX shared memory where there is one (tmpfs under /dev/shm), else /tmp. */
+    snprintf(root, sizeof(root), "%s/varal-ring-test-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
     if (!mkdtemp(root)) return 1;
     testRoundTripAcrossTheWrap();
     testFullRing();
