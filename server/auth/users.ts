@@ -55,7 +55,7 @@ export async function getUser(id: string): Promise<PublicUser | null> {
 
 /** Checks a password login, with the rate limit; every outcome is audited. */
 export async function checkLogin(username: string, password: string, ip: string): Promise<PublicUser> {
-  const retryAfter = loginRetryAfterSeconds(ip, username);
+  const retryAfter = await loginRetryAfterSeconds(ip, username);
   if (retryAfter > 0) {
     await recordAudit({ actor: username, event: "login", outcome: "refused", message: "rate limited", ip });
     throw new VaralError(
@@ -69,11 +69,11 @@ export async function checkLogin(username: string, password: string, ip: string)
   // A missing user still costs one hash, so timing does not reveal which names exist.
   const ok = user ? await verifyPassword(password, user.passwordHash) : (await hashPassword(password), false);
   if (!user || !ok) {
-    recordLoginFailure(ip, username);
+    await recordLoginFailure(ip, username);
     await recordAudit({ actor: username, event: "login", outcome: "refused", message: "wrong username or password", ip });
     throw new VaralError("unauthenticated", "Wrong username or password.");
   }
-  clearLoginFailures(ip, username);
+  await clearLoginFailures(ip, username);
   await recordAudit({ actor: username, event: "login", outcome: "ok", ip });
   return toPublic(user);
 }

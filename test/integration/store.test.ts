@@ -2,6 +2,7 @@
 import crypto from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { listAudit, recordAudit } from "@/server/audit/log";
+import { clearLoginFailures, loginRetryAfterSeconds, recordLoginFailure } from "@/server/auth/rate-limit";
 import { findSessionUser, createSession, deleteSession } from "@/server/auth/sessions";
 import { createToken, findToken, listTokens, revokeToken } from "@/server/auth/tokens";
 import { checkLogin, createUser, setupFirstAdmin, setupNeeded } from "@/server/auth/users";
@@ -60,6 +61,18 @@ describe.each(providers)("store on $name", ({ name, use }) => {
     const limited = await checkLogin(username, "correct-horse-battery", "10.0.0.99").catch((error) => error);
     expect(limited).toMatchObject({ code: "rate_limited" });
     expect(Number(limited.headers["Retry-After"])).toBeGreaterThan(0);
+  });
+
+  it("keeps failed logins in the store, where every replica counts them, until the window is over", async () => {
+    await use();
+    const username = unique();
+    for (let i = 0; i < 5; i++) await recordLoginFailure("10.1.1.1", username);
+    // Another replica asks the same store: it refuses too, and says for how long.
+    expect(await loginRetryAfterSeconds("10.9.9.9", username)).toBeGreaterThan(14 * 60);
+    expect(await loginRetryAfterSeconds("10.1.1.1", unique())).toBeGreaterThan(14 * 60);
+    expect(await loginRetryAfterSeconds("10.9.9.9", username, Date.now() + 16 * 60_000)).toBe(0);
+    await clearLoginFailures("10.1.1.1", username);
+    expect(await loginRetryAfterSeconds("10.1.1.1", username)).toBe(0);
   });
 
   it("stores API tokens hashed and stops accepting revoked ones", async () => {
