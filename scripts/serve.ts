@@ -5,6 +5,7 @@
 // the same authentication and validation, before the router; everything else goes to Next.
 import http from "node:http";
 import next from "next";
+import { PEER_HEADER } from "../server/auth/authenticate";
 import { GET as getBrokers } from "../app/api/brokers/route";
 import { GET as getQueues } from "../app/api/queues/route";
 
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
   const handle = app.getRequestHandler();
   await app.prepare();
   const server = http.createServer((req, res) => {
+    // The address this connection comes from, set here so that no client can claim one.
+    req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "unknown";
     const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`);
     const fast = req.method === "GET" ? FAST_LANE.get(url.pathname) : undefined;
     if (!fast) {

@@ -53,6 +53,18 @@ export function sameOrigin(request: Request): boolean {
   }
 }
 
-export function clientAddress(request: Request): string {
-  return request.headers.get("x-forwarded-for")?.split(",")[0].trim() || request.headers.get("x-real-ip") || "local";
+/** The header scripts/serve.ts sets to the connection's own address, replacing any sent. */
+export const PEER_HEADER = "x-varal-peer";
+
+/**
+ * The client's address, for the sign-in limit and the audit log. X-Forwarded-For names it
+ * only behind a proxy that sets it (VARAL_TRUST_PROXY=1): otherwise anyone could send a new
+ * address with each request and escape the per-address limit.
+ */
+export function clientAddress(request: Request, env: Record<string, string | undefined> = process.env): string {
+  if (env.VARAL_TRUST_PROXY === "1") {
+    const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0].trim() || request.headers.get("x-real-ip");
+    if (forwarded) return forwarded;
+  }
+  return request.headers.get(PEER_HEADER) || "local";
 }
