@@ -1,10 +1,10 @@
 --[[
-  Drops up to ARGV[1] of the oldest items of a list. Purging a huge list is done in many
-  such calls so Redis never blocks on one long command.
+  Drops a whole list at one instant: what it held then is purged, whatever a consumer pops
+  or a producer pushes afterwards is theirs. UNLINK frees the items in Redis's background
+  thread, so even a huge list never blocks Redis.
 
   Input:
     KEYS[1] the list
-    ARGV[1] how many items to drop at most in this call
 
   Output:
     the number of items dropped
@@ -18,10 +18,5 @@ if keyType ~= "list" then
   return -1
 end
 local length = redis.call("LLEN", KEYS[1])
-local drop = math.min(length, tonumber(ARGV[1]))
-if drop == length then
-  redis.call("UNLINK", KEYS[1])
-elseif drop > 0 then
-  redis.call("LTRIM", KEYS[1], 0, length - drop - 1)
-end
-return drop
+redis.call("UNLINK", KEYS[1])
+return length

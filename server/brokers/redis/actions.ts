@@ -199,18 +199,11 @@ export const purge: QueueActionHandler<PurgeParams> = {
   async run({ queue, broker, signal, progress }) {
     return withClient({ queue, broker }, async (client) => {
       if (queue.type === "list") {
-        // Only what was there when the purge started: newer messages sit at the other end.
-        const total = await client.llen(queue.name);
-        let dropped = 0;
-        await progress(0, total);
-        while (dropped < total) {
-          if (signal.aborted) throw signal.reason;
-          const count = await evalScript<number>(client, "purgeList", [queue.name], [Math.min(MAX_BATCH * 10, total - dropped)]);
-          if (count <= 0) break;
-          dropped += count;
-          await progress(dropped, total);
-        }
-        return { purged: dropped };
+        // At one instant: exactly what the list held then, however fast others push and pop.
+        const purged = await evalScript<number>(client, "purgeList", [queue.name], []);
+        if (purged < 0) throw new VaralError("invalid_input", `${queue.name} is no longer a list: nothing was purged.`);
+        await progress(purged, purged);
+        return { purged };
       }
       const { queueName, deadLetters } = priorityTarget({ queue, broker });
       const pq = new PriorityQueue(client, queueName);
