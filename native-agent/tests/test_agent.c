@@ -159,6 +159,42 @@ static void testOrphanIsRemovedSafely(void) {
     vaMemoryFree(&memory);
 }
 
+/* Broken halfway: a process maps the segment while it sits in quarantine. */
+static void testCleanupAbortsWhenMappedDuringQuarantine(void) {
+    abandonedRing("late");
+    va_memory memory = {0};
+    va_scan scan;
+    vaScan(&options, &memory, &scan);
+    const va_ring_report *r = findRing(&scan, "late");
+    va_cleanup cleanup;
+    char message[VR_ERR_LEN];
+    test_cond("quarantined", r && vaCleanupBegin(&options, &scan, "late", r->inode, 0, &cleanup, message) == VA_CLEANUP_QUARANTINED);
+    char quarantine[600];
+    snprintf(quarantine, sizeof(quarantine), "%s/%s", root, cleanup.quarantine);
+    int ready[2];
+    if (pipe(ready) != 0) return;
+    pid_t child = fork();
+    if (child == 0) {
+        int fd = open(quarantine, O_RDONLY);
+        void *map = fd >= 0 ? mmap(NULL, VR_HEADER_SIZE, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+        if (write(ready[1], map == MAP_FAILED ? "n" : "y", 1) != 1) _exit(1);
+        pause();
+        _exit(0);
+    }
+    char byte = 'n';
+    if (read(ready[0], &byte, 1) != 1) byte = 'n';
+    test_cond("a process mapped the quarantined segment", byte == 'y');
+    test_cond("the second step aborts", vaCleanupFinish(&options, &cleanup, message) == VA_CLEANUP_ABORTED && strstr(message, "mapped"));
+    test_cond("and gives the segment its name back, whole", access(segment("late"), F_OK) == 0 && access(quarantine, F_OK) == -1);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    close(ready[0]);
+    close(ready[1]);
+    vaScanFree(&scan);
+    vaMemoryFree(&memory);
+    unlink(segment("late"));
+}
+
 static void testMappedWithoutLocksIsKept(void) {
     abandonedRing("mapped");
     int ready[2];
@@ -292,6 +328,7 @@ int main(void) {
     testRoleStates();
     testScanListsWhatIsNotARing();
     testOrphanIsRemovedSafely();
+    testCleanupAbortsWhenMappedDuringQuarantine();
     testMappedWithoutLocksIsKept();
     testForkedChildKeepsTheRingAlive();
     testAnotherOwnersRingIsNeverRemoved();

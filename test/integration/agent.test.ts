@@ -165,6 +165,20 @@ describe("varal-agent", () => {
     await kill(holder);
   });
 
+  it("gives back its name to a segment an agent killed mid-cleanup left in quarantine", async () => {
+    // The agent renames a segment to its quarantine name for one scan before unlinking it;
+    // killed in between, the next agent to start must not lose the segment under that name.
+    await tool("varal-ring-producer", ["--path", `${root}/interrupted`, "--create", "--capacity", "4096", "--name", "interrupted", "--count", "2"]);
+    const inode = fs.statSync(`${root}/interrupted`).ino;
+    fs.renameSync(`${root}/interrupted`, `${root}/.varal-quarantine.${inode}.interrupted`);
+    const once = spawnSync(path.join(BUILD, "varal-agent"), ["--once", "--json", "--shm-root", root], { encoding: "utf8" });
+    expect(once.status).toBe(0);
+    expect(once.stderr).toContain("gave interrupted its name back");
+    expect(fs.statSync(`${root}/interrupted`).ino).toBe(inode);
+    expect(JSON.parse(once.stdout).rings.map((ring: { segment: string }) => ring.segment)).toContain("interrupted");
+    fs.unlinkSync(`${root}/interrupted`);
+  });
+
   it("refuses reports without an agent token and reports that are not reports", async () => {
     const viewer = new Session(server.url, { bearer: ADMIN_TOKEN, origin: null });
     expect((await viewer.call("POST", "/api/agents/report", {})).status).toBe(403);
