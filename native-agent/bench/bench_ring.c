@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "results.h"
 #include "varal_ring.h"
 
 #define MESSAGE 64
@@ -55,6 +56,30 @@ static void pace(uint64_t started, uint64_t i, double rate) {
     uint64_t due = started + (uint64_t)((double)i / rate * 1e9);
     while (vrNow() < due) {
     }
+}
+
+/* Latency phase: the sender paces itself and stamps each message with its send time. */
+static void stamp(uint64_t started, uint64_t i, char *buf) {
+    pace(started, i, LATENCY_RATE);
+    uint64_t now = vrNow();
+    memcpy(buf, &now, 8);
+}
+
+/* The receiver's side of a message: when the run started, and in the latency phase, how late. */
+static void received(shared *out, int phase, uint64_t i, const char *buf, uint64_t *started) {
+    if (i == 0) *started = vrNow();
+    if (phase == 1) {
+        uint64_t sent;
+        memcpy(&sent, buf, 8);
+        out->latencies_ns[i] = vrNow() - sent;
+    }
+}
+
+static void percentiles(shared *out, result *r) {
+    qsort(out->latencies_ns, LATENCY_MESSAGES, sizeof(uint64_t), compare);
+    r->p50_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.5);
+    r->p99_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.99);
+    r->p999_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.999);
 }
 
 /* --- fd transports (pipe, socket) --- */
@@ -100,12 +125,7 @@ static result runFd(int socket_pair, shared *out) {
             uint64_t started = 0;
             for (uint64_t i = 0; i < count; i++) {
                 if (readFull(rd, buf, MESSAGE)) _exit(1);
-                if (i == 0) started = vrNow();
-                if (phase == 1) {
-                    uint64_t sent;
-                    memcpy(&sent, buf, 8);
-                    out->latencies_ns[i] = vrNow() - sent;
-                }
+                received(out, phase, i, buf, &started);
             }
             out->seconds = (double)(vrNow() - started) / 1e9;
             _exit(0);
@@ -114,21 +134,14 @@ static result runFd(int socket_pair, shared *out) {
         char buf[MESSAGE] = {0};
         uint64_t started = vrNow();
         for (uint64_t i = 0; i < count; i++) {
-            if (phase == 1) {
-                pace(started, i, LATENCY_RATE);
-                uint64_t now = vrNow();
-                memcpy(buf, &now, 8);
-            }
+            if (phase == 1) stamp(started, i, buf);
             if (writeFull(wr, buf, MESSAGE)) break;
         }
         close(wr);
         waitpid(child, NULL, 0);
         if (phase == 0) r.per_second = (double)count / out->seconds;
     }
-    qsort(out->latencies_ns, LATENCY_MESSAGES, sizeof(uint64_t), compare);
-    r.p50_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.5);
-    r.p99_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.99);
-    r.p999_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.999);
+    percentiles(out, &r);
     return r;
 }
 
@@ -153,13 +166,7 @@ static result runRing(const char *path, shared *out) {
             uint64_t started = 0;
             for (uint64_t i = 0; i < count;) {
                 if (vrConsume(&consumer, &type, buf, sizeof(buf), &length) != VR_OK) continue; /* spin, as ring consumers do */
-                if (i == 0) started = vrNow();
-                if (phase == 1) {
-                    uint64_t sent;
-                    memcpy(&sent, buf, 8);
-                    out->latencies_ns[i] = vrNow() - sent;
-                }
-                i++;
+                received(out, phase, i++, buf, &started);
             }
             out->seconds = (double)(vrNow() - started) / 1e9;
             vrClose(&consumer);
@@ -168,11 +175,7 @@ static result runRing(const char *path, shared *out) {
         char buf[MESSAGE] = {0};
         uint64_t started = vrNow();
         for (uint64_t i = 0; i < count;) {
-            if (phase == 1) {
-                pace(started, i, LATENCY_RATE);
-                uint64_t now = vrNow();
-                memcpy(buf, &now, 8);
-            }
+            if (phase == 1) stamp(started, i, buf);
             if (vrPublish(&producer, VR_RECORD_FIRST_USER_TYPE, buf, MESSAGE) == VR_OK) i++;
         }
         waitpid(child, NULL, 0);
@@ -180,10 +183,7 @@ static result runRing(const char *path, shared *out) {
         unlink(path);
         if (phase == 0) r.per_second = (double)count / out->seconds;
     }
-    qsort(out->latencies_ns, LATENCY_MESSAGES, sizeof(uint64_t), compare);
-    r.p50_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.5);
-    r.p99_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.99);
-    r.p999_us = quantileUs(out->latencies_ns, LATENCY_MESSAGES, 0.999);
+    percentiles(out, &r);
     return r;
 }
 
@@ -221,11 +221,8 @@ int main(void) {
     printf("%-12s %14s %10s %10s %10s %12s\n", "transport", "messages/s", "p50 us", "p99 us", "p99.9 us", "ring/this");
     for (int i = 0; i < 3; i++)
         printf("%-12s %14.0f %10.2f %10.2f %10.2f %12.1f\n", names[i], all[i].per_second, all[i].p50_us, all[i].p99_us, all[i].p999_us, ring.per_second / all[i].per_second);
-    const char *dir = getenv("RESULTS_DIR") ? getenv("RESULTS_DIR") : "bench-results";
-    mkdir(dir, 0755);
     char file[512];
-    snprintf(file, sizeof(file), "%s/agent-ring.json", dir);
-    FILE *f = fopen(file, "w");
+    FILE *f = openResults("agent-ring", file, sizeof(file));
     if (f) {
         fprintf(f, "{\"benchmark\":\"agent-ring\",\"messageBytes\":%d,\"rounds\":%d,\"results\":{", MESSAGE, ROUNDS);
         for (int i = 0; i < 3; i++)

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "results.h"
 #include "varal_agent.h"
 
 #define RINGS 1000
@@ -98,11 +99,8 @@ int main(int argc, char **argv) {
         unlink(path);
     }
     rmdir(root);
-    const char *dir = getenv("RESULTS_DIR") ? getenv("RESULTS_DIR") : "bench-results";
-    mkdir(dir, 0755);
     char file[512];
-    snprintf(file, sizeof(file), "%s/agent-scan.json", dir);
-    FILE *f = fopen(file, "w");
+    FILE *f = openResults("agent-scan", file, sizeof(file));
     if (f) {
         fprintf(f, "{\"benchmark\":\"agent-scan\",\"rings\":%d,\"scanMedianMs\":%.3f,\"scanMaxMs\":%.3f,\"peakRssMiB\":%.2f,\"cpuSeconds\":%.0f,\"cpuPercent\":%.3f}\n", RINGS, ms[SCANS / 2],
                 ms[SCANS - 1], (double)once.ru_maxrss / 1024.0, cpu_seconds, 100.0 * cpu / cpu_seconds);

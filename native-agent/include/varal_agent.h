@@ -40,11 +40,11 @@ typedef struct va_header_view {
  */
 int vaParseHeader(const void *bytes, size_t len, uint64_t segment_size, va_header_view *view, char *err);
 
-/* /proc: process start times (field 22 of stat) and who maps or holds a file open. */
-uint64_t vaProcStartTime(const char *proc_root, uint64_t pid);
+/* /proc: whether a recorded process still runs, and who maps or holds a file open. */
 /* True when pid runs and is the process that recorded `starttime` (not a reuse of its pid). */
 int vaProcAlive(const char *proc_root, uint64_t pid, uint64_t starttime);
-/* Pids (other than `except`) that map the file (dev, ino) or hold it open; returns how many (all, even past max). */
+/* Pids (other than `except`) that map the file (dev, ino) or hold it open, from a fresh walk of
+ * /proc; returns how many (all, even past max). */
 int vaFindMappers(const char *proc_root, dev_t dev, ino_t ino, pid_t except, pid_t *pids, int max);
 
 /* Who maps or holds open each file of one device, from a single walk of /proc. */

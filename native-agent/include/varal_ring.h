@@ -109,6 +109,9 @@ int vrPublish(vr_ring *ring, uint32_t type, const void *payload, uint32_t length
 int vrConsume(vr_ring *ring, uint32_t *type, void *buf, uint32_t cap, uint32_t *length);
 void vrHeartbeat(vr_ring *ring);
 
+/* Field 22 of <proc_root>/<pid>/stat (the process's start time), or 0 when it is gone. */
+uint64_t vrProcessStartTime(const char *proc_root, uint64_t pid);
+
 /* Checks a header read from a segment of `size` bytes; fills err with what is wrong. */
 int vrCheckHeader(const vr_header *header, size_t size, char *err);
 /* CLOCK_MONOTONIC in nanoseconds (from the TSC where the kernel keeps time with it; within

@@ -13,25 +13,9 @@
 
 #include "varal_agent.h"
 
-uint64_t vaProcStartTime(const char *proc_root, uint64_t pid) {
-    char path[VA_PATH_LEN], buf[1024];
-    snprintf(path, sizeof(path), "%s/%llu/stat", proc_root, (unsigned long long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
-    if (!p) return 0;
-    int field = 2;
-    for (p++; *p && field < 22; p++)
-        if (*p == ' ') field++;
-    return field == 22 ? strtoull(p, NULL, 10) : 0;
-}
-
 int vaProcAlive(const char *proc_root, uint64_t pid, uint64_t starttime) {
     if (pid == 0 || pid > 0x7fffffff) return 0;
-    uint64_t now = vaProcStartTime(proc_root, pid);
+    uint64_t now = vrProcessStartTime(proc_root, pid);
     /* A zombie keeps its stat until reaped: it maps nothing and holds no lock, so only the
      * start time tells a live process from a reused pid. */
     return now != 0 && (starttime == 0 || now == starttime);
@@ -44,62 +28,12 @@ static int isPid(const char *name) {
     return 1;
 }
 
-/* A line of /proc/<pid>/maps: "start-end perms offset major:minor inode path". */
-static int mapsLineMatches(const char *line, dev_t dev, ino_t ino) {
-    unsigned int major_dev, minor_dev;
-    unsigned long long inode;
-    if (sscanf(line, "%*s %*s %*s %x:%x %llu", &major_dev, &minor_dev, &inode) != 3) return 0;
-    return inode == (unsigned long long)ino && makedev(major_dev, minor_dev) == dev;
-}
-
-static int processMaps(const char *proc_root, const char *pid, dev_t dev, ino_t ino) {
-    char path[VA_PATH_LEN], line[1024];
-    snprintf(path, sizeof(path), "%s/%s/maps", proc_root, pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    int found = 0;
-    while (!found && fgets(line, sizeof(line), f)) {
-        found = mapsLineMatches(line, dev, ino);
-        /* A line longer than the buffer: skip its rest. */
-        while (!strchr(line, '\n') && fgets(line, sizeof(line), f)) {
-        }
-    }
-    fclose(f);
-    return found;
-}
-
-static int processHoldsOpen(const char *proc_root, const char *pid, dev_t dev, ino_t ino) {
-    char path[VA_PATH_LEN];
-    snprintf(path, sizeof(path), "%s/%s/fd", proc_root, pid);
-    DIR *dir = opendir(path);
-    if (!dir) return 0;
-    int dfd = dirfd(dir), found = 0;
-    struct dirent *entry;
-    while (!found && (entry = readdir(dir))) {
-        if (!isPid(entry->d_name)) continue;
-        struct stat st;
-        if (fstatat(dfd, entry->d_name, &st, 0) == 0 && st.st_dev == dev && st.st_ino == ino) found = 1;
-    }
-    closedir(dir);
-    return found;
-}
-
 int vaFindMappers(const char *proc_root, dev_t dev, ino_t ino, pid_t except, pid_t *pids, int max) {
-    DIR *dir = opendir(proc_root);
-    if (!dir) return 0;
-    int count = 0;
-    struct dirent *entry;
-    while ((entry = readdir(dir))) {
-        if (!isPid(entry->d_name)) continue;
-        pid_t pid = (pid_t)strtol(entry->d_name, NULL, 10);
-        if (pid == except) continue;
-        if (processMaps(proc_root, entry->d_name, dev, ino) || processHoldsOpen(proc_root, entry->d_name, dev, ino)) {
-            if (count < max) pids[count] = pid;
-            count++;
-        }
-    }
-    closedir(dir);
-    return count;
+    va_mapping *index;
+    int count = vaMapperIndex(proc_root, dev, except, &index);
+    int found = count < 0 ? 0 : vaMappersOf(index, count, (uint64_t)ino, pids, max);
+    free(index);
+    return found;
 }
 
 int vaLockHeld(int fd, off_t offset) {

@@ -114,9 +114,9 @@ static uint64_t realtimeNow(void) {
 }
 
 /* Field 22 of /proc/<pid>/stat: with the pid, it names one process even after pid reuse. */
-static uint64_t processStartTime(pid_t pid) {
-    char path[64], buf[1024];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+uint64_t vrProcessStartTime(const char *proc_root, uint64_t pid) {
+    char path[512], buf[1024];
+    snprintf(path, sizeof(path), "%s/%llu/stat", proc_root, (unsigned long long)pid);
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     size_t n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -124,12 +124,10 @@ static uint64_t processStartTime(pid_t pid) {
     buf[n] = '\0';
     char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
     if (!p) return 0;
-    unsigned long long value = 0;
     int field = 2;
     for (p++; *p && field < 22; p++)
         if (*p == ' ') field++;
-    if (field == 22) value = strtoull(p, NULL, 10);
-    return value;
+    return field == 22 ? strtoull(p, NULL, 10) : 0;
 }
 
 static uint64_t align8(uint64_t n) { return (n + 7) & ~7ull; }
@@ -179,14 +177,14 @@ static int takeRole(vr_ring *ring, vr_role role, char *err) {
             return errno == EAGAIN || errno == EACCES ? failMessage(err, "the ring already has a producer") : failErrno(err, "fcntl(F_OFD_SETLK producer)");
         if (h->producer_pid != 0 && h->producer_pid != (uint64_t)pid) ring->crashed_pid = h->producer_pid;
         h->producer_pid = (uint64_t)pid;
-        h->producer_starttime = processStartTime(pid);
+        h->producer_starttime = vrProcessStartTime("/proc", (uint64_t)pid);
         ring->cached_other = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
     } else if (role == VR_ROLE_CONSUMER) {
         if (lockByte(ring->fd, lockBase(ring) + VR_LOCK_CONSUMER, F_WRLCK) == -1)
             return errno == EAGAIN || errno == EACCES ? failMessage(err, "the ring already has a consumer") : failErrno(err, "fcntl(F_OFD_SETLK consumer)");
         if (h->consumer_pid != 0 && h->consumer_pid != (uint64_t)pid) ring->crashed_pid = h->consumer_pid;
         h->consumer_pid = (uint64_t)pid;
-        h->consumer_starttime = processStartTime(pid);
+        h->consumer_starttime = vrProcessStartTime("/proc", (uint64_t)pid);
         ring->cached_other = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
     }
     ring->role = role;
@@ -219,7 +217,7 @@ int vrCreate(vr_ring *ring, const char *path, uint64_t capacity, const char *nam
     h->created_realtime_ns = realtimeNow();
     h->creator_pid = (uint32_t)getpid();
     h->clock_id = CLOCK_MONOTONIC;
-    h->creator_starttime = processStartTime(getpid());
+    h->creator_starttime = vrProcessStartTime("/proc", (uint64_t)getpid());
     h->heartbeat_interval_ns = heartbeat_interval_ns;
     snprintf(h->name, sizeof(h->name), "%s", name ? name : "");
     ring->data = (uint8_t *)h + VR_HEADER_SIZE;

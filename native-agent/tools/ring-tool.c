@@ -3,15 +3,17 @@
 #include "ring-tool.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "varal_ring.h"
 
-volatile sig_atomic_t toolStopping = 0;
-volatile sig_atomic_t toolStalled = 0;
+static volatile sig_atomic_t toolStopping = 0;
+static volatile sig_atomic_t toolStalled = 0;
 
 static void onStop(int sig) {
     (void)sig;
@@ -23,7 +25,7 @@ static void onToggle(int sig) {
     toolStalled = !toolStalled;
 }
 
-void toolSignals(void) {
+static void toolSignals(void) {
     signal(SIGINT, onStop);
     signal(SIGTERM, onStop);
     signal(SIGUSR1, onToggle);
@@ -73,12 +75,13 @@ void toolParse(int argc, char **argv, tool_options *o, const char *usage) {
     toolStalled = o->stall;
 }
 
-void toolSleepMs(unsigned ms) {
+static void toolSleepMs(unsigned ms) {
     struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
 
-void toolPace(uint64_t started_ns, uint64_t n, double rate) {
+/* Sleeps until the n-th record is due at `rate` since `started_ns`. */
+static void toolPace(uint64_t started_ns, uint64_t n, double rate) {
     if (rate <= 0) return;
     uint64_t due = started_ns + (uint64_t)((double)n / rate * 1e9);
     uint64_t now = vrNow();
@@ -87,4 +90,30 @@ void toolPace(uint64_t started_ns, uint64_t n, double rate) {
         struct timespec ts = {(time_t)(left / 1000000000ull), (long)(left % 1000000000ull)};
         nanosleep(&ts, NULL);
     }
+}
+
+void toolRun(const char *tool, vr_ring *ring, const tool_options *o, tool_step step, void *state) {
+    toolSignals();
+    if (ring->crashed_pid) fprintf(stderr, "%s: took over from pid %llu, which did not detach (it crashed)\n", tool, (unsigned long long)ring->crashed_pid);
+    printf("ready %d\n", (int)getpid());
+    fflush(stdout);
+    uint64_t started = vrNow(), done = 0, last_beat = 0;
+    while (!toolStopping && (o->count == 0 || done < o->count)) {
+        if (toolStalled) {
+            toolSleepMs(10);
+            continue;
+        }
+        uint64_t now = vrNow();
+        if (now - last_beat > o->heartbeat_ms * 1000000ull) {
+            vrHeartbeat(ring);
+            last_beat = now;
+        }
+        if (step(ring, done, state)) {
+            done++;
+            toolPace(started, done, o->rate);
+        } else {
+            toolSleepMs(1); /* full, or empty: the other side is behind */
+        }
+    }
+    vrClose(ring);
 }

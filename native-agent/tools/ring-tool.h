@@ -2,8 +2,9 @@
 #ifndef VARAL_RING_TOOL_H
 #define VARAL_RING_TOOL_H
 
-#include <signal.h>
 #include <stdint.h>
+
+#include "varal_ring.h"
 
 typedef struct tool_options {
     const char *path;
@@ -17,15 +18,17 @@ typedef struct tool_options {
     int stall;      /* hold the role but neither beat nor move (SIGUSR1 toggles) */
 } tool_options;
 
-extern volatile sig_atomic_t toolStopping;
-extern volatile sig_atomic_t toolStalled;
-
 /* Parses the options shared by both tools; exits with a usage message on bad input. */
 void toolParse(int argc, char **argv, tool_options *options, const char *usage);
-/* Installs SIGINT/SIGTERM (stop) and SIGUSR1 (toggle the stall). */
-void toolSignals(void);
-/* Sleeps until the n-th record is due at `rate` since `started_ns`. */
-void toolPace(uint64_t started_ns, uint64_t n, double rate);
-void toolSleepMs(unsigned ms);
+
+/* Moves one record; returns 1, or 0 when it cannot now (the ring is full, or empty). */
+typedef int (*tool_step)(vr_ring *ring, uint64_t done, void *state);
+
+/*
+ * Says "ready <pid>" (and whom the role was taken over from), then calls `step` at the
+ * options' rate, beating, until --count records, SIGINT or SIGTERM; SIGUSR1 toggles the
+ * stall. Closes the ring.
+ */
+void toolRun(const char *tool, vr_ring *ring, const tool_options *options, tool_step step, void *state);
 
 #endif

@@ -2,6 +2,7 @@
 // a command bound to the segment's inode, the agent receives it with the reply to its next
 // report, removes the segment by the safe procedure of RING.md (or refuses), and says what
 // happened in the report after; the action ends with that outcome.
+import { sleep } from "../actions/pace";
 import { db } from "../db/client";
 import { VaralError } from "../errors";
 import type { DryRunResult } from "../actions/types";
@@ -63,13 +64,6 @@ export async function recordCommandResults(report: AgentReport): Promise<void> {
       data: { state: "done", outcome: result.outcome, message: result.message, finishedAt: new Date() },
     });
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
 }
 
 /** The action's job: issue the command, then wait for the agent's outcome. */

@@ -9,9 +9,9 @@ import type { BrokerConfigOf } from "../../config/schema";
 import { abortable, mapBounded, type AdapterContext, type BrokerAdapter, type PollResult, type QueueObservation } from "../types";
 import { originalTopicByName, originalTopicFromHeaders, type DeadLetterTopic } from "./dlq";
 import { deadLetterObservation, groupObservation, partitionLag, redrivePosition, type MemberView, type PartitionView } from "./parse";
-import { judgePartition, pushSample, type OffsetSample } from "./status";
+import { judgePartition, pushSample, type OffsetSample, type PartitionVerdict } from "./status";
 import { interpolateWrittenAt, pushEndSample, timeLag, type EndSample, type TimeLag } from "./time-lag";
-import { KafkaWire, partitionKey, type PartitionRange, type TopicMetadata } from "./wire";
+import { KafkaWire, partitionKey, type PartitionMetadata, type PartitionRange, type TopicMetadata } from "./wire";
 
 const GROUP_CONCURRENCY = 16;
 /** Kafka's own topics (committed offsets, transactions) are not queues. */
@@ -165,6 +165,35 @@ export class KafkaAdapter implements BrokerAdapter {
       return estimate ? timeLag(estimate.at, now, estimate.source) : null;
     };
 
+    /** A partition as a queue shows it; its time lag is dated from `waitingFrom`. */
+    const partitionView = (
+      topic: string,
+      p: PartitionMetadata,
+      committed: number,
+      lag: number | null,
+      waitingFrom: number,
+      owner: string | null,
+      verdict: PartitionVerdict | null,
+    ): PartitionView => {
+      const key = partitionKey({ topic, partition: p.partition });
+      const range = ranges.get(key)!;
+      const time = lagOf(topic, p.partition, waitingFrom);
+      return {
+        partition: p.partition,
+        committed,
+        logStart: range.start,
+        logEnd: range.end,
+        lag,
+        lagSeconds: time?.seconds ?? null,
+        lagSecondsFrom: time?.source ?? null,
+        owner,
+        status: verdict?.status ?? null,
+        rule: verdict?.rule ?? null,
+        rateIn: rates.get(key) ?? null,
+        underReplicated: p.isr.length < p.replicas.length,
+      };
+    };
+
     const dlqNameOf = new Map(deadLetterTopics.filter((dlq) => dlq.originalTopic).map((dlq) => [dlq.originalTopic!, `${this.config.redriveGroup}@${dlq.topic}`]));
     const observations: QueueObservation[] = [];
     const seenWindows = new Set<string>();
@@ -185,28 +214,14 @@ export class KafkaAdapter implements BrokerAdapter {
           const lag = partitionLag(committed, range.end);
           const owner = owners.get(key) ?? null;
           const windowKey = `${read.group}\u0000${key}`;
-          let verdict = null;
+          let verdict: PartitionVerdict | null = null;
           if (lag !== null) {
             seenWindows.add(windowKey);
             const samples = pushSample(this.windows.get(windowKey) ?? [], { at: now, committed, lag }, this.config.statusWindow);
             this.windows.set(windowKey, samples);
             verdict = judgePartition(samples, this.config.statusWindow, owner);
           }
-          const time = lagOf(topic, p.partition, committed);
-          return {
-            partition: p.partition,
-            committed,
-            logStart: range.start,
-            logEnd: range.end,
-            lag,
-            lagSeconds: time?.seconds ?? null,
-            lagSecondsFrom: time?.source ?? null,
-            owner,
-            status: verdict?.status ?? null,
-            rule: verdict?.rule ?? null,
-            rateIn: rates.get(key) ?? null,
-            underReplicated: p.isr.length < p.replicas.length,
-          };
+          return partitionView(topic, p, committed, lag, committed, owner, verdict);
         });
         observations.push(
           groupObservation({
@@ -228,21 +243,7 @@ export class KafkaAdapter implements BrokerAdapter {
         const range = ranges.get(key)!;
         const committed = redriveCommitted.get(key) ?? -1;
         const position = redrivePosition(committed, range.start);
-        const time = lagOf(dlq.topic, p.partition, position);
-        return {
-          partition: p.partition,
-          committed,
-          logStart: range.start,
-          logEnd: range.end,
-          lag: Math.max(0, range.end - position),
-          lagSeconds: time?.seconds ?? null,
-          lagSecondsFrom: time?.source ?? null,
-          owner: null,
-          status: null,
-          rule: null,
-          rateIn: rates.get(key) ?? null,
-          underReplicated: p.isr.length < p.replicas.length,
-        };
+        return partitionView(dlq.topic, p, committed, Math.max(0, range.end - position), position, null, null);
       });
       observations.push(deadLetterObservation({ group: this.config.redriveGroup, topic: dlq.topic, originalTopic: dlq.originalTopic, detectedBy: dlq.detectedBy, partitions }));
     }
