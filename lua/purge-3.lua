@@ -1,10 +1,10 @@
 --[[
-  Deletes up to ARGV[1] messages from one set of a queue (waiting, delayed or dead-letter),
-  first-in-line first, with their data. A huge queue is purged in many such calls so that
-  Redis never blocks on one long command.
+  Deletes up to ARGV[1] of the messages a purge took out of line (purgeTake), first in line
+  first, with their data. A huge purge is many such calls, so that Redis never blocks on
+  one long command.
 
   Input:
-    KEYS[1] the set to purge, KEYS[2] data hash, KEYS[3] counters hash
+    KEYS[1] a purging set, KEYS[2] data hash, KEYS[3] counters hash
     ARGV[1] how many messages at most
 
   Output:

@@ -61,7 +61,11 @@ function paramsFor(kind: string, form: Form, brokerKind: string): Record<string,
     const ids = form.messageIds.split(/[\s,]+/).filter(Boolean);
     return ids.length > 0
       ? { messageIds: ids, priority: number(form.priority) }
-      : { filter: { priority: number(form.fromPriority), contains: form.contains || undefined }, priority: number(form.priority) };
+      : {
+          filter: { priority: number(form.fromPriority), contains: form.contains || undefined },
+          priority: number(form.priority),
+          ...(brokerKind === "redis" ? { maxPerSecond: number(form.maxPerSecond) } : {}),
+        };
   }
   return {};
 }
@@ -205,6 +209,7 @@ export function ActionPanel({ queue, canAct, pickedMessage }: { queue: QueueDeta
                 {field("fromPriority", "Filter: priority", { size: 5, placeholder: "any" })}
                 {field("contains", "Filter: payload contains", { size: 14 })}
                 {field("priority", "New priority (0 = first)", { size: 5, testId: "reprioritise-priority" })}
+                {queue.kind === "redis" && field("maxPerSecond", "Filter: scan per second", { placeholder: "no limit" })}
               </>
             )}
           </div>

@@ -29,6 +29,11 @@ async function keyspace(queue: PriorityQueue): Promise<string[]> {
   return keys.map((key) => key.slice(`vq:{${queue.name}}:`.length)).sort();
 }
 
+/** The keys purgeTake reads: each set beside its purging set. */
+function takeKeys(queue: PriorityQueue): string[] {
+  return (["wait", "delayed", "dead"] as const).flatMap((set) => [queue.keys[set], queue.keys.purging[set]]);
+}
+
 async function dataFields(queue: PriorityQueue): Promise<string[]> {
   return (await redis.hkeys(queue.keys.data)).sort();
 }
@@ -231,10 +236,45 @@ describe("processing", () => {
     expect(stats).toMatchObject({ waiting: 30, delayed: 0, active: 0, dead: 0, bands: [{ priority: 0, depth: 10 }, { priority: 1, depth: 10 }, { priority: 2, depth: 10 }] });
     expect(Date.now() - stats.oldestEnqueuedAt!).toBeLessThan(10_000);
     expect((await queue.stats(2)).bands.length).toBe(2);
-    expect(await queue.purge("wait", 20)).toBe(20);
-    expect(await queue.purge("wait", 20)).toBe(10);
-    expect(await queue.purge("wait", 20)).toBe(0);
+    const steps: number[] = [];
+    expect(await queue.purge(["wait", "delayed"], async (deleted) => void steps.push(deleted), 20)).toEqual({ purged: 30, resumed: 0 });
+    expect(steps).toEqual([20, 30]);
     expect(await keyspace(queue)).toEqual(["stats"]);
+    expect((await queue.stats()).counters.purged).toBe(30);
+  });
+
+  it("purges what the queue held when it began, keeping what arrives meanwhile, and finishes an interrupted purge", async () => {
+    const queue = newQueue();
+    for (let i = 0; i < 10; i++) await queue.enqueue(`old ${i}`, { priority: 500, delayMs: i % 2 ? 60_000 : 0 });
+    let arrived = 0;
+    // A message that arrives mid-purge at the front of the line must survive it.
+    const result = await queue.purge(["wait", "delayed"], async () => {
+      if (arrived++ === 0) await queue.enqueue("new, urgent", { priority: 0 });
+    }, 3);
+    expect(result).toEqual({ purged: 10, resumed: 0 });
+    expect((await queue.peek("wait", 0, 10)).map((message) => message.payload?.toString())).toEqual(["new, urgent"]);
+    expect((await dataFields(queue)).filter((field) => field.startsWith("p:"))).toEqual(["p:11"]);
+
+    // Interrupted after taking: the taken messages wait out of line, counted by stats and
+    // deleted first by the next purge, which then takes what is waiting by then.
+    for (let i = 0; i < 5; i++) await queue.enqueue(`more ${i}`);
+    expect(await evalScript(redis, "purgeTake", takeKeys(queue), ["wait", "delayed"])).toBe(6);
+    expect(await queue.stats()).toMatchObject({ waiting: 0, purging: 6, purgingDead: 0 });
+    await queue.enqueue("after the interruption");
+    expect(await evalScript(redis, "purgeTake", takeKeys(queue), ["wait"])).toBe(-5);
+    expect(await queue.purge(["wait", "delayed"])).toEqual({ purged: 1, resumed: 6 });
+    expect(await keyspace(queue)).toEqual(["stats"]);
+  });
+
+  it("refuses to purge keys of another type and names an unknown set, taking nothing", async () => {
+    const queue = newQueue();
+    await queue.enqueue("kept");
+    await redis.set(queue.keys.delayed, "not a sorted set");
+    await expect(queue.purge(["wait", "delayed"])).rejects.toMatchObject({ code: "conflict" });
+    expect(await evalScript(redis, "purgeTake", takeKeys(queue), ["wait", "delayed"])).toBe(-1);
+    await expect(evalScript(redis, "purgeTake", takeKeys(queue), ["active"])).rejects.toThrow("unknown set active");
+    expect(await redis.zcard(queue.keys.wait)).toBe(1);
+    await redis.del(queue.keys.delayed);
   });
 
   it("delivers 100,000 messages exactly once to 8 concurrent consumers", async () => {

@@ -18,10 +18,14 @@ import { velocity } from "../../actions/pace";
 const SAMPLE = 5;
 const CLIENT_TIMEOUT_MS = 10_000;
 
+/** The name an action's connection shows in CLIENT LIST (Redis allows no spaces in it). */
+function actionConnectionName(queueName: string): string {
+  return `varal-action-${queueName}`.replace(/[^\w:.-]/g, "_").slice(0, 100);
+}
+
 async function withClient<T>(target: QueueActionTarget, fn: (client: Redis) => Promise<T>): Promise<T> {
   const config = target.broker as BrokerConfigOf<"redis">;
-  const name = `varal-action-${target.queue.name}`.replace(/[^\w:.-]/g, "_").slice(0, 100);
-  const client = createRedisClient(config.url, CLIENT_TIMEOUT_MS, name);
+  const client = createRedisClient(config.url, CLIENT_TIMEOUT_MS, actionConnectionName(target.queue.name));
   client.on("error", () => undefined);
   try {
     await client.connect();
@@ -186,6 +190,8 @@ export const purge: QueueActionHandler<PurgeParams> = {
       }
       const { queueName, deadLetters } = priorityTarget(target);
       const pq = new PriorityQueue(client, queueName);
+      const leftover = deadLetters ? await client.zcard(pq.keys.purging.dead) : (await client.zcard(pq.keys.purging.wait)) + (await client.zcard(pq.keys.purging.delayed));
+      if (leftover > 0) warnings.push(`An interrupted purge left ${leftover} message(s) out of line: they are deleted first.`);
       if (deadLetters) return { wouldAffect: await client.zcard(pq.keys.dead), sample: await priorityDeadSamples(pq), warnings };
       const [waiting, delayed] = await Promise.all([client.zcard(pq.keys.wait), client.zcard(pq.keys.delayed)]);
       const sample = (await pq.peek("wait", 0, SAMPLE)).map((message) => ({
@@ -210,20 +216,12 @@ export const purge: QueueActionHandler<PurgeParams> = {
       const sets = deadLetters ? (["dead"] as const) : (["wait", "delayed"] as const);
       const sizes = await Promise.all(sets.map((set) => client.zcard(pq.keys[set])));
       const total = sizes.reduce((sum, size) => sum + size, 0);
-      let purged = 0;
+      if (signal.aborted) throw signal.reason;
       await progress(0, total);
-      for (const [index, set] of sets.entries()) {
-        let left = sizes[index];
-        while (left > 0) {
-          if (signal.aborted) throw signal.reason;
-          const count = await pq.purge(set, Math.min(MAX_BATCH, left));
-          if (count === 0) break;
-          left -= count;
-          purged += count;
-          await progress(purged, total);
-        }
-      }
-      return { purged };
+      // Once taken out of line the messages are deleted to the end: a cancel would only
+      // strand them where no consumer sees them. Progress stops being written after a cancel.
+      const { purged, resumed } = await pq.purge([...sets], (deleted) => progress(deleted, Math.max(total, deleted)).catch(() => undefined));
+      return resumed > 0 ? { purged, resumedInterruptedPurge: resumed } : { purged };
     });
   },
 };
@@ -235,6 +233,8 @@ const reprioritiseParams = z
     messageIds: z.array(z.string().min(1)).min(1).max(1000).optional(),
     filter: z.object({ priority: z.number().int().optional(), contains: z.string().min(1).max(1000).optional() }).optional(),
     priority: z.number(),
+    /** By filter: waiting messages scanned per second at most, so a large queue's scan shares Redis. */
+    maxPerSecond: z.number().positive().optional(),
   })
   .refine((params) => (params.messageIds === undefined) !== (params.filter === undefined), "give either messageIds or filter");
 type ReprioritiseParams = z.infer<typeof reprioritiseParams>;
@@ -289,16 +289,18 @@ export const reprioritise: QueueActionHandler<ReprioritiseParams> = {
         }
         return { changed, failures };
       }
+      const pace = velocity(params.maxPerSecond, signal);
       let cursor = "";
       let scanned = 0;
       await progress(0, null);
       do {
         if (signal.aborted) throw signal.reason;
-        const step = await pq.reprioritiseMatching(params.filter ?? {}, params.priority, cursor);
+        const step = await pq.reprioritiseMatching(params.filter ?? {}, params.priority, cursor, batchFor(params.maxPerSecond));
         cursor = step.cursor;
         changed += step.changed;
         scanned += step.scanned;
         await progress(changed, null);
+        await pace(step.scanned);
       } while (cursor !== "");
       return { changed, scanned };
     });

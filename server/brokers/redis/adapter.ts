@@ -15,7 +15,7 @@ import {
   streamGroupObservation,
   type ScannedKey,
 } from "./parse";
-import { parseStats } from "./priority-queue";
+import { parseStats, statsScriptKeys } from "./priority-queue";
 import { defineScripts, pipelineScript } from "./scripts";
 
 const SCAN_COUNT = 1000;
@@ -103,8 +103,7 @@ export class RedisAdapter implements BrokerAdapter {
       second.xinfo("STREAM", key);
     }
     for (const name of classes.priorityQueues) {
-      const keysOf = priorityQueueKeys(name);
-      pipelineScript(second, "stats", [keysOf.wait, keysOf.delayed, keysOf.active, keysOf.dead, keysOf.data, keysOf.stats], [16]);
+      pipelineScript(second, "stats", statsScriptKeys(priorityQueueKeys(name)), [16]);
     }
     for (const base of classes.bullQueues) {
       second.llen(`${base}:wait`).llen(`${base}:paused`).llen(`${base}:active`);

@@ -2,9 +2,6 @@
 // every key of one queue lands in the same Redis Cluster slot.
 
 export const PRIORITY_QUEUE_PREFIX = "vq:";
-export const PRIORITY_QUEUE_PARTS = ["wait", "delayed", "active", "dead", "data", "stats"] as const;
-export type PriorityQueuePart = (typeof PRIORITY_QUEUE_PARTS)[number];
-
 export interface PriorityQueueKeys {
   wait: string;
   delayed: string;
@@ -12,8 +9,13 @@ export interface PriorityQueueKeys {
   dead: string;
   data: string;
   stats: string;
+  /** What a purge took out of each set at one instant, until it is deleted batch by batch. */
+  purging: Record<PurgeableSet, string>;
   idempotency(key: string): string;
 }
+
+export const PURGEABLE_SETS = ["wait", "delayed", "dead"] as const;
+export type PurgeableSet = (typeof PURGEABLE_SETS)[number];
 
 export function priorityQueueKeys(name: string): PriorityQueueKeys {
   const base = `${PRIORITY_QUEUE_PREFIX}{${name}}`;
@@ -24,11 +26,12 @@ export function priorityQueueKeys(name: string): PriorityQueueKeys {
     dead: `${base}:dead`,
     data: `${base}:data`,
     stats: `${base}:stats`,
+    purging: { wait: `${base}:purging:wait`, delayed: `${base}:purging:delayed`, dead: `${base}:purging:dead` },
     idempotency: (key) => `${base}:idem:${key}`,
   };
 }
 
-const KEY_SHAPE = /^vq:\{(.+)\}:(wait|delayed|active|dead|data|stats|idem:.*)$/s;
+const KEY_SHAPE = /^vq:\{(.+)\}:(wait|delayed|active|dead|data|stats|purging:(?:wait|delayed|dead)|idem:.*)$/s;
 
 /** The queue a key belongs to, or null when it is not a Varal priority queue key. */
 export function parsePriorityQueueKey(key: string): { queue: string; part: string } | null {

@@ -64,6 +64,11 @@ export function listObservations(keys: ScannedKey[]): QueueObservation[] {
 }
 
 /** A Varal priority queue gives two queues: itself, and its dead letters as "<name>:dlq". */
+/** A purge that stopped between taking messages out of line and deleting them all. */
+function interruptedPurge(count: number): string[] {
+  return count > 0 ? [`An interrupted purge left ${count} message(s) out of line and not yet deleted: purge again to finish it.`] : [];
+}
+
 export function priorityObservations(name: string, stats: QueueStats, nowMs: number): QueueObservation[] {
   const counters = stats.counters;
   const dlqName = `${name}${DEAD_LETTER_SUFFIX}`;
@@ -83,6 +88,7 @@ export function priorityObservations(name: string, stats: QueueStats, nowMs: num
         redisType: "varal-priority-queue",
         priorityBands: stats.bands,
         counters,
+        warnings: interruptedPurge(stats.purging),
       },
     },
     {
@@ -96,7 +102,7 @@ export function priorityObservations(name: string, stats: QueueStats, nowMs: num
       lagMessages: stats.dead,
       lagSeconds: stats.oldestDeadAt === null ? 0 : Math.max(0, (nowMs - stats.oldestDeadAt) / 1000),
       dlqName: null,
-      facts: { redisType: "varal-priority-queue-dead-letters", deadLetterOf: name },
+      facts: { redisType: "varal-priority-queue-dead-letters", deadLetterOf: name, warnings: interruptedPurge(stats.purgingDead) },
     },
   ];
 }

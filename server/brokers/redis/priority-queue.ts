@@ -3,7 +3,7 @@
 // active set until acknowledged, so a consumer that dies loses nothing.
 import type Redis from "ioredis";
 import { VaralError } from "../../errors";
-import { priorityQueueKeys, type PriorityQueueKeys } from "./keys";
+import { priorityQueueKeys, type PriorityQueueKeys, type PurgeableSet } from "./keys";
 import { evalScript } from "./scripts";
 
 export const PRIORITY_MIN = 0;
@@ -46,6 +46,9 @@ export interface QueueStats {
   bands: Array<{ priority: number; depth: number }>;
   oldestEnqueuedAt: number | null;
   oldestDeadAt: number | null;
+  /** Taken out of line by a purge and not deleted yet (from the queue's sets, and from the dead letters). */
+  purging: number;
+  purgingDead: number;
 }
 
 export type QueueSet = "wait" | "delayed" | "active" | "dead";
@@ -215,8 +218,37 @@ export class PriorityQueue {
     return { moved, cursor: String(next) };
   }
 
-  async purge(set: "wait" | "delayed" | "dead", count: number): Promise<number> {
-    return evalScript<number>(this.client, "purge", [this.keys[set], this.keys.data, this.keys.stats], [Math.min(Math.max(1, count), MAX_BATCH)]);
+  /**
+   * Deletes what `sets` held at one instant: they are taken out of line at once, then
+   * deleted in bounded batches (Redis is never blocked for long). Messages enqueued, failed
+   * or reaped meanwhile are kept. What an interrupted purge left taken is deleted first
+   * (`resumed`). `afterBatch` sees the running total, to report progress.
+   */
+  async purge(
+    sets: PurgeableSet[],
+    afterBatch: (deleted: number) => Promise<void> = async () => undefined,
+    batch = MAX_BATCH,
+  ): Promise<{ purged: number; resumed: number }> {
+    let deleted = 0;
+    const drain = async () => {
+      for (const set of sets) {
+        for (;;) {
+          const count = await evalScript<number>(this.client, "purge", [this.keys.purging[set], this.keys.data, this.keys.stats], [Math.min(batch, MAX_BATCH)]);
+          if (count === 0) break;
+          deleted += count;
+          await afterBatch(deleted);
+          if (count < Math.min(batch, MAX_BATCH)) break;
+        }
+      }
+    };
+    await drain();
+    const resumed = deleted;
+    const takeKeys = (["wait", "delayed", "dead"] as const).flatMap((set) => [this.keys[set], this.keys.purging[set]]);
+    const taken = await evalScript<number>(this.client, "purgeTake", takeKeys, sets);
+    if (taken === -1) throw this.wrongType();
+    if (taken === -5) throw new VaralError("conflict", `Another purge of queue "${this.name}" is still deleting: wait for it to end, then purge again.`);
+    await drain();
+    return { purged: deleted - resumed, resumed };
   }
 
   async peek(set: QueueSet, start: number, count: number): Promise<StoredMessage[]> {
@@ -247,15 +279,20 @@ export class PriorityQueue {
       await evalScript<unknown[]>(
         this.client,
         "stats",
-        [this.keys.wait, this.keys.delayed, this.keys.active, this.keys.dead, this.keys.data, this.keys.stats],
+        statsScriptKeys(this.keys),
         [maxBands],
       ),
     );
   }
 }
 
+/** The keys the stats script reads, in its order. */
+export function statsScriptKeys(keys: PriorityQueueKeys): string[] {
+  return [keys.wait, keys.delayed, keys.active, keys.dead, keys.data, keys.stats, keys.purging.wait, keys.purging.delayed, keys.purging.dead];
+}
+
 export function parseStats(raw: unknown[]): QueueStats {
-  const [waiting, delayed, active, dead, counterList, bandList, oldest, oldestDead] = raw as [
+  const [waiting, delayed, active, dead, counterList, bandList, oldest, oldestDead, purging, purgingDead] = raw as [
     number,
     number,
     number,
@@ -264,6 +301,8 @@ export function parseStats(raw: unknown[]): QueueStats {
     number[],
     number | null,
     string | null,
+    number,
+    number,
   ];
   const counters: Record<string, number> = {};
   for (let i = 0; i < counterList.length; i += 2) counters[counterList[i]] = Number(counterList[i + 1]);
@@ -278,5 +317,7 @@ export function parseStats(raw: unknown[]): QueueStats {
     bands,
     oldestEnqueuedAt: oldest ? Number(oldest) : null,
     oldestDeadAt: oldestDead ? Number(oldestDead) : null,
+    purging: Number(purging ?? 0),
+    purgingDead: Number(purgingDead ?? 0),
   };
 }

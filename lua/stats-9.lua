@@ -4,11 +4,15 @@
 
   Input:
     KEYS[1] waiting set, KEYS[2] delayed set, KEYS[3] active set, KEYS[4] dead-letter set,
-    KEYS[5] data hash, KEYS[6] counters hash
+    KEYS[5] data hash, KEYS[6] counters hash,
+    KEYS[7] purging waiting set, KEYS[8] purging delayed set, KEYS[9] purging dead-letter set
     ARGV[1] how many priority bands to report at most
 
   Output:
-    { waiting, delayed, active, dead, countersFlatList, bandsFlatList, oldestEnqueuedAt, oldestDeadAt }
+    { waiting, delayed, active, dead, countersFlatList, bandsFlatList, oldestEnqueuedAt, oldestDeadAt,
+      purging, purgingDead }
+    purging: messages a purge took out of line and has not deleted yet (an interrupted purge
+    leaves some; the next purge deletes them first)
     bandsFlatList: priority, depth, ...; oldest times are unix ms or false
 ]]
 --- @include "includes/waitScore"
@@ -52,4 +56,6 @@ return {
   bands,
   oldest,
   oldestDead,
+  redis.call("ZCARD", KEYS[7]) + redis.call("ZCARD", KEYS[8]),
+  redis.call("ZCARD", KEYS[9]),
 }
