@@ -1,5 +1,6 @@
 // RabbitMQ: dead-letter topology from arguments and policies, redrive of classic and
-// quorum DLQs with every message counted, a redrive whose connection is closed by force.
+// quorum DLQs with every message counted, a redrive whose connection is closed by force,
+// and a re-prioritise whose connection is cut.
 import crypto from "node:crypto";
 import amqp, { type Channel, type ChannelModel, type GetMessage } from "amqplib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +9,7 @@ import { browseMessages } from "@/server/brokers/browse";
 import { collectorState } from "@/server/collect/state";
 import { actionsFor } from "@/server/actions/registry";
 import { actionRunner } from "@/server/actions/runner";
-import { requestAction } from "@/server/actions/service";
+import { getAction, requestAction } from "@/server/actions/service";
 import { pollAllNow, startCollectors, stopCollectors } from "@/server/collect/collector";
 import { getQueue, listBrokers } from "@/server/collect/queries";
 import { parseConfig } from "@/server/config/load";
@@ -17,6 +18,7 @@ import { principal } from "../support/principals";
 import { useFreshSqlite } from "../support/store";
 import { actionEnded } from "../support/actions";
 import { pollUntil } from "../support/poll";
+import { startTcpProxy } from "../support/tcp-proxy";
 import { waitFor } from "../support/wait";
 
 const MANAGEMENT = "http://127.0.0.1:15672";
@@ -24,6 +26,9 @@ const AUTH = `Basic ${Buffer.from("guest:guest").toString("base64")}`;
 const run = crypto.randomBytes(3).toString("hex");
 const prefix = `rmq-${run}-`;
 const operator = principal("operator", "ops");
+/** The same RabbitMQ as a second broker whose AMQP connections pass through a proxy a test can cut. */
+const CUT = "rabbitmq-cut";
+let proxy: Awaited<ReturnType<typeof startTcpProxy>>;
 let connection: ChannelModel;
 let channel: Channel;
 const queues: string[] = [];
@@ -82,8 +87,8 @@ async function drainIds(queue: string): Promise<string[]> {
   }
 }
 
-async function action(kind: "redrive" | "purge" | "reprioritise", queue: string, params: Record<string, unknown>) {
-  const outcome = await requestAction(operator, { kind, target: { queue: `rabbitmq/${queue}` }, params, idempotencyKey: crypto.randomUUID() }, null);
+async function action(kind: "redrive" | "purge" | "reprioritise", queue: string, params: Record<string, unknown>, broker = "rabbitmq") {
+  const outcome = await requestAction(operator, { kind, target: { queue: `${broker}/${queue}` }, params, idempotencyKey: crypto.randomUUID() }, null);
   if (!("action" in outcome)) throw new Error("expected an action");
   return outcome.action.id;
 }
@@ -93,11 +98,17 @@ beforeAll(async () => {
   registerBuiltInActions();
   connection = await amqp.connect("amqp://guest:guest@127.0.0.1:5672");
   channel = await connection.createChannel();
-  await startCollectors(parseConfig({ pollIntervalMs: 60_000, brokers: [{ name: "rabbitmq", kind: "rabbitmq" }] }, "test"), { persistHistory: false });
+  proxy = await startTcpProxy(5672);
+  const brokers = [
+    { name: "rabbitmq", kind: "rabbitmq" },
+    { name: CUT, kind: "rabbitmq", url: `amqp://guest:guest@127.0.0.1:${proxy.port}` },
+  ];
+  await startCollectors(parseConfig({ pollIntervalMs: 60_000, brokers }, "test"), { persistHistory: false });
   await actionRunner().start();
 });
 
 afterAll(async () => {
+  await proxy.cut().catch(() => undefined);
   await actionRunner().stop();
   await stopCollectors();
   await disconnectDb();
@@ -242,6 +253,28 @@ describe("RabbitMQ", () => {
     expect(ids.sort()).toEqual(["r0", "r1", "r2", "r3", "r4", "urgent"]);
   });
 
+  it("keeps every message when a re-prioritise's connection is cut halfway", async () => {
+    const name = `${prefix}priority-cut`;
+    const total = 6_000;
+    await channel.assertQueue(name, { durable: true, arguments: { "x-max-priority": 10 } });
+    queues.push(name);
+    const confirm = await connection.createConfirmChannel();
+    const ids = Array.from({ length: total }, (_, i) => `p${i}`);
+    for (const id of ids) confirm.sendToQueue(name, Buffer.from(`body of ${id}`), { messageId: id, priority: 1, persistent: true });
+    await confirm.waitForConfirms();
+    await confirm.close();
+    await pollUntil(() => getQueue(`${CUT}/${name}`).depth === total, "the queue's depth");
+    const id = await action("reprioritise", name, { filter: { priority: 1 }, priority: 5 }, CUT);
+    // Cut while it is taking the messages: some are in its hands, unacknowledged.
+    await waitFor(async () => (await getAction(id)).progress.done >= 1_000, { what: "the re-prioritise under way", intervalMs: 10 });
+    await proxy.cut();
+    expect(await actionEnded(id)).toMatchObject({ state: "failed", error: expect.stringContaining("closed during the re-prioritise") });
+    await waitFor(async () => (await readyCount(name)) >= total, { what: "RabbitMQ to put the messages back" });
+    const seen = await drainIds(name);
+    expect(new Set(seen)).toEqual(new Set(ids));
+    expect(seen.length).toBeGreaterThanOrEqual(total);
+  });
+
   it("works in a vhost named with a slash and spaces", async () => {
     const vhost = `${prefix}team a/ops`;
     const encoded = encodeURIComponent(vhost);
@@ -308,6 +341,11 @@ describe("RabbitMQ", () => {
     expect(wrong.lastError).toBe("RabbitMQ management API refused the credentials for user guest: set brokers.wrong-password.username and password");
     expect(missing.lastError).toMatch(/is not reachable .*: check brokers\.no-plugin\.managementUrl and that the rabbitmq_management plugin is enabled/);
     await stopCollectors();
-    await startCollectors(parseConfig({ pollIntervalMs: 60_000, brokers: [{ name: "rabbitmq", kind: "rabbitmq" }] }, "test"), { persistHistory: false });
+    proxy = await startTcpProxy(5672);
+  const brokers = [
+    { name: "rabbitmq", kind: "rabbitmq" },
+    { name: CUT, kind: "rabbitmq", url: `amqp://guest:guest@127.0.0.1:${proxy.port}` },
+  ];
+  await startCollectors(parseConfig({ pollIntervalMs: 60_000, brokers }, "test"), { persistHistory: false });
   });
 });

@@ -288,6 +288,11 @@ export const reprioritise: QueueActionHandler<ReprioritiseParams> = {
     const { vhost, queue } = amqpQueueName(context);
     const config = context.broker as BrokerConfigOf<"rabbitmq">;
     const connection = await connectAmqp(config, `reprioritise ${queue}`, vhost);
+    let closed = false;
+    let closing = false;
+    connection.on("close", () => {
+      closed = !closing;
+    });
     try {
       const channel: ConfirmChannel = await connection.createConfirmChannel();
       const total = Math.min(REPRIORITISE_MAX, (await channel.checkQueue(queue)).messageCount);
@@ -321,7 +326,16 @@ export const reprioritise: QueueActionHandler<ReprioritiseParams> = {
       await context.progress(taken.length, total);
       await channel.close();
       return { changed, republished: taken.length };
+    } catch (error) {
+      // A call on a connection that closed meanwhile fails with amqplib's bare "Channel closed".
+      if (closed) {
+        throw new Error(
+          `The AMQP connection closed during the re-prioritise of ${queue}: RabbitMQ put back every message not yet acknowledged (a copy it had confirmed may appear twice, with the same message id). Run the re-prioritise again.`,
+        );
+      }
+      throw error;
     } finally {
+      closing = true;
       await connection.close().catch(() => undefined);
     }
   },
