@@ -164,6 +164,18 @@ describe("RabbitMQ", () => {
     });
   }
 
+  it("keeps a redrive to its pace, however fast the broker delivers", async () => {
+    const { source, dlq } = await pair("quorum");
+    const ids = await deadLetter({ source, dlq }, 400);
+    await pollUntil(() => getQueue(`rabbitmq/${dlq}`).sources.length === 1, "the DLQ's source");
+    const started = Date.now();
+    const done = await actionEnded(await action("redrive", dlq, { maxPerSecond: 200 }));
+    expect(done).toMatchObject({ state: "succeeded", result: { moved: 400 } });
+    // 400 at 200 a second, less the tenth of a second's worth it may hold ahead: 1.9 s at least.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect((await drainIds(source)).sort()).toEqual([...ids].sort());
+  });
+
   it("loses nothing when the redrive's connection is closed by force halfway", async () => {
     const total = 3000;
     const { source, dlq } = await pair("quorum");

@@ -10,6 +10,7 @@ import { collectorState } from "../../collect/state";
 import type { BrokerConfigOf } from "../../config/schema";
 import { VaralError } from "../../errors";
 import { RabbitMqManagement } from "./adapter";
+import { sleep } from "../../actions/pace";
 import { connectAmqp, copyProperties, parseXDeath } from "./amqp";
 
 const PREFETCH = 2_000;
@@ -87,12 +88,20 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
       closed = true;
       if (!closing) failure ??= new Error(`The AMQP connection closed during the redrive of ${queue} (${moved} moved); what was not moved is still in the queue: run the redrive again`);
     });
-    await channel.prefetch(Math.min(PREFETCH, limit));
+    // A paced redrive holds a tenth of a second's worth at most, so pausing its consumer
+    // stops it within that; an unpaced one keeps the broker busy with a deep prefetch.
+    const maxPerSecond = context.params.maxPerSecond;
+    await channel.prefetch(Math.min(limit, maxPerSecond ? Math.max(1, Math.min(PREFETCH, Math.ceil(maxPerSecond / 10))) : PREFETCH));
     const unroutable = new Set<string>();
     channel.on("return", (returned) => unroutable.add(String(returned.properties.headers?.["x-varal-redrive"])));
+    // The redrive takes what the DLQ held when it began (the queue is FIFO, so those come
+    // first); messages that die meanwhile wait for the next redrive.
     const total = Math.min(limit, (await channel.checkQueue(queue)).messageCount);
     await context.progress(0, total);
     let consumerTag: string | null = null;
+    /** How far ahead of maxPerSecond the redrive is, in ms (0 or less: on pace, or unpaced). */
+    const aheadMs = () => (maxPerSecond ? (received / maxPerSecond) * 1000 - (Date.now() - started) : 0);
+    let paused = false;
     const stop = async () => {
       if (consumerTag) {
         const tag = consumerTag;
@@ -106,7 +115,7 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
         return;
       }
       lastDelivery = Date.now();
-      if (received >= limit || failure || context.signal.aborted) {
+      if (received >= total || failure || context.signal.aborted) {
         channel.nack(message, false, true);
         return;
       }
@@ -140,7 +149,13 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
         confirmedRun++;
         ackConfirmedRun(false, channel);
       });
-      if (received >= limit) void stop();
+      if (received >= total) void stop();
+      else if (!paused && aheadMs() > 0) {
+        // Paced by pausing deliveries: waiting between messages would leave RabbitMQ
+        // pushing the prefetch anyway.
+        paused = true;
+        void stop();
+      }
     };
     consumerTag = (await channel.consume(queue, onMessage)).consumerTag;
     while (!failure) {
@@ -148,17 +163,15 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
       await new Promise((resolve) => setTimeout(resolve, 100));
       await context.progress(moved, total).catch(() => undefined);
       ackConfirmedRun(true, channel);
-      if (received >= limit && inFlight === 0) break;
+      if (received >= total && inFlight === 0) break;
       if (Date.now() - lastDelivery > IDLE_MS && inFlight === 0) {
         if ((await channel.checkQueue(queue)).messageCount === 0) break;
       }
-      if (context.params.maxPerSecond) {
-        const ahead = (received / context.params.maxPerSecond) * 1000 - (Date.now() - started);
-        if (ahead > 0 && consumerTag) {
-          await stop();
-          await new Promise((resolve) => setTimeout(resolve, ahead));
-          if (!context.signal.aborted && received < limit) consumerTag = (await channel.consume(queue, onMessage)).consumerTag;
-        }
+      if (paused) {
+        // Cancel ends the pause at once; the loop then winds down as after any stop.
+        await sleep(Math.max(0, aheadMs()), context.signal).catch(() => undefined);
+        paused = false;
+        if (!context.signal.aborted && !failure && received < total) consumerTag = (await channel.consume(queue, onMessage)).consumerTag;
       }
     }
     await stop();
