@@ -20,7 +20,7 @@ export function InlineForm({ onSubmit, children }: { onSubmit: () => void; child
 export function ErrorLine({ error }: { error: Error | null | undefined }) {
   if (!error) return null;
   return (
-    <div className="error" data-testid="error">
+    <div className="error" role="alert" data-testid="error">
       {error.message}
     </div>
   );

@@ -150,6 +150,17 @@ export async function listChannels(): Promise<PublicChannel[]> {
   return rows.map((row) => ({ id: row.id, name: row.name, kind: row.kind, url: row.url, hasSecret: row.secret !== null }));
 }
 
+/** Deletes a channel no rule sends to; its undelivered notifications then go dead. */
+export async function deleteChannel(id: string): Promise<void> {
+  const channel = await db().alertChannel.findUnique({ where: { id } });
+  if (!channel) throw new VaralError("not_found", `No alert channel with id ${id}: see GET /api/alerts/channels.`);
+  const users = (await listRules()).filter((rule) => rule.channels.includes(id));
+  if (users.length > 0) {
+    throw new VaralError("conflict", `Rule(s) ${users.map((rule) => `"${rule.name}"`).join(", ")} send to channel "${channel.name}": take it out of them first.`);
+  }
+  await db().alertChannel.delete({ where: { id } });
+}
+
 export async function createSilence(input: z.infer<typeof silenceInput>, createdBy: string) {
   const endsAt = new Date(input.endsAt);
   if (endsAt.getTime() <= Date.now()) throw new VaralError("invalid_input", "endsAt is in the past: a silence ends in the future.");
@@ -160,4 +171,11 @@ export async function createSilence(input: z.infer<typeof silenceInput>, created
 export async function listSilences() {
   const rows = await db().silence.findMany({ where: { endsAt: { gt: new Date() } }, orderBy: { endsAt: "asc" } });
   return rows.map((row) => ({ id: row.id, match: fromJsonColumn(row.match), endsAt: row.endsAt.toISOString(), comment: row.comment, createdBy: row.createdBy }));
+}
+
+/** Ends a silence now: transitions from here on reach the channels again. */
+export async function endSilence(id: string): Promise<void> {
+  const silence = await db().silence.findUnique({ where: { id } });
+  if (!silence || silence.endsAt.getTime() <= Date.now()) throw new VaralError("not_found", `No silence in force with id ${id}: see GET /api/alerts/silences.`);
+  await db().silence.update({ where: { id }, data: { endsAt: new Date() } });
 }

@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 describe("alerts page", () => {
-  it("adds a channel and a rule, sends a test, and shows the alert firing", async () => {
+  it("adds a channel and a rule, sends a test, shows the alert firing, silences it, and takes it all down again", async () => {
     const page = await browser.newPage();
     await signIn(page, server.url, "admin2", "correct-horse-battery");
     await page.getByRole("link", { name: "Alerts" }).click();
@@ -68,6 +68,20 @@ describe("alerts page", () => {
     await page.getByLabel("Silence comment").fill("maintenance");
     await page.getByRole("button", { name: "Silence", exact: true }).click();
     await page.getByRole("cell", { name: "maintenance" }).waitFor();
+    await page.getByRole("button", { name: "End now" }).click();
+    await page.getByText("No silence in force.").waitFor();
+
+    // The channel is in use: deleting it is refused with the rule named; once the rule is
+    // gone, it goes.
+    await page.getByRole("button", { name: "Turn off" }).click();
+    await page.getByText("(off)").waitFor();
+    const channels = page.getByRole("region", { name: "Channels" });
+    await channels.getByRole("button", { name: "Delete" }).click();
+    await channels.getByRole("alert").filter({ hasText: 'Rule(s) "emails waiting" send to channel "pager"' }).waitFor();
+    await page.getByRole("region", { name: "Rules" }).getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("cell", { name: /emails waiting/ }).waitFor({ state: "detached" });
+    await channels.getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("cell", { name: "pager", exact: true }).waitFor({ state: "detached" });
     await page.close();
   });
 });

@@ -7,7 +7,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DeliveryWorker, listDeliveries, redeliver } from "@/server/alerts/delivery";
 import { AlertEngine } from "@/server/alerts/engine";
-import { channelInput, createChannel, createRule, createSilence, ruleInput } from "@/server/alerts/rules";
+import { channelInput, createChannel, createRule, createSilence, deleteChannel, endSilence, listSilences, ruleInput, updateRule } from "@/server/alerts/rules";
 import { newWebhookSecret } from "@/server/alerts/sign";
 import { pollAllNow, startCollectors, stopCollectors } from "@/server/collect/collector";
 import { parseConfig } from "@/server/config/load";
@@ -159,6 +159,36 @@ describe("alerts", () => {
     expect(await db().alertState.count({ where: { state: "firing" } })).toBe(1);
     expect(await db().alertDelivery.count()).toBe(0);
     await engine.stop();
+  });
+
+  it("deletes a channel only once no rule sends to it, ends a silence early, and fires no rule turned off", async () => {
+    const channel = await createChannel({ name: "pager", kind: "slack", url: receiver.url });
+    const rule = await createRule(ruleInput.parse({ name: "deep", metric: "depth", match: { queue: `${prefix}:g` }, op: ">", threshold: 0, channels: [channel.id] }));
+    await expect(deleteChannel(channel.id)).rejects.toMatchObject({ code: "conflict", message: expect.stringContaining('"deep"') });
+    expect(await db().alertChannel.count()).toBe(1);
+
+    const silence = await createSilence({ match: { queue: `${prefix}:g` }, endsAt: new Date(Date.now() + 3_600_000).toISOString() }, "ops");
+    await endSilence(silence.id);
+    expect(await listSilences()).toEqual([]);
+    await expect(endSilence(silence.id)).rejects.toMatchObject({ code: "not_found" });
+
+    await updateRule(rule.id, ruleInput.parse({ ...rule, enabled: false }));
+    await redis.lpush(`${prefix}:g`, "x");
+    await pollAllNow();
+    const engine = new AlertEngine();
+    await engine.cycle();
+    expect(await db().alertState.count({ where: { state: "firing" } })).toBe(0);
+    // On again it fires, and with the silence over the transition is in the outbox.
+    await updateRule(rule.id, ruleInput.parse({ ...rule, enabled: true }));
+    await engine.cycle();
+    expect(await db().alertState.count({ where: { state: "firing" } })).toBe(1);
+    expect(await db().alertDelivery.count({ where: { channelId: channel.id } })).toBe(1);
+    await engine.stop();
+
+    await updateRule(rule.id, ruleInput.parse({ ...rule, channels: [] }));
+    await deleteChannel(channel.id);
+    expect(await db().alertChannel.count()).toBe(0);
+    await expect(deleteChannel(channel.id)).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("refuses an unknown metric, an invalid duration, a missing webhook secret and a channel that does not exist", async () => {

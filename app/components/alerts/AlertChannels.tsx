@@ -1,5 +1,6 @@
 "use client";
-// Channels: where notifications go (signed webhook, Alertmanager, Slack), each with a test button.
+// Channels: where notifications go (signed webhook, Alertmanager, Slack), each with a test button;
+// a channel no rule sends to can be deleted.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api } from "../../lib/api";
@@ -19,7 +20,8 @@ export function AlertChannels({ admin }: { admin: boolean }) {
     onSuccess: changed,
   });
   const testChannel = useMutation({ mutationFn: (id: string) => api(`/api/alerts/channels/${id}/test`, { method: "POST" }), onSuccess: changed });
-  const error = createChannel.error ?? testChannel.error;
+  const deleteChannel = useMutation({ mutationFn: (id: string) => api(`/api/alerts/channels/${id}`, { method: "DELETE" }), onSuccess: changed });
+  const error = createChannel.error ?? testChannel.error ?? deleteChannel.error;
   return (
     <section className="panel" aria-label="Channels">
       <h2>Channels</h2>
@@ -41,7 +43,14 @@ export function AlertChannels({ admin }: { admin: boolean }) {
               <td>{entry.kind}</td>
               <td className="mono small">{entry.url}</td>
               <td>{entry.hasSecret ? "yes" : "—"}</td>
-              <td>{admin && <button onClick={() => testChannel.mutate(entry.id)}>Send a test</button>}</td>
+              <td>
+                {admin && (
+                  <span className="row">
+                    <button onClick={() => testChannel.mutate(entry.id)}>Send a test</button>
+                    <button onClick={() => deleteChannel.mutate(entry.id)}>Delete</button>
+                  </span>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>

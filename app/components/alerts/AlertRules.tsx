@@ -50,7 +50,12 @@ export function AlertRules({ admin }: { admin: boolean }) {
     onSuccess: changed,
   });
   const deleteRule = useMutation({ mutationFn: (id: string) => api(`/api/alerts/rules/${id}`, { method: "DELETE" }), onSuccess: changed });
-  const error = createRule.error ?? deleteRule.error;
+  // A rule is replaced whole (PUT): the same fields, the other way round.
+  const toggleRule = useMutation({
+    mutationFn: (entry: Rule) => api(`/api/alerts/rules/${entry.id}`, { method: "PUT", body: { ...entry, enabled: !entry.enabled } }),
+    onSuccess: changed,
+  });
+  const error = createRule.error ?? deleteRule.error ?? toggleRule.error;
   return (
     <section className="panel" aria-label="Rules">
       <h2>Rules</h2>
@@ -70,13 +75,21 @@ export function AlertRules({ admin }: { admin: boolean }) {
             <tr key={entry.id}>
               <td>
                 {entry.name} <span className="small muted">{entry.severity}</span>
+                {!entry.enabled && <span className="small muted"> (off)</span>}
               </td>
               <td className="mono small">
                 {entry.metric} {entry.op} {entry.threshold} for {entry.for}
               </td>
               <td className="mono small">{labelsText(entry.match) || "everything"}</td>
               <td className="small">{entry.channels.map((id) => channels.data?.find((candidate) => candidate.id === id)?.name ?? id).join(", ") || "—"}</td>
-              <td>{admin && <button onClick={() => deleteRule.mutate(entry.id)}>Delete</button>}</td>
+              <td>
+                {admin && (
+                  <span className="row">
+                    <button onClick={() => toggleRule.mutate(entry)}>{entry.enabled ? "Turn off" : "Turn on"}</button>
+                    <button onClick={() => deleteRule.mutate(entry.id)}>Delete</button>
+                  </span>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>

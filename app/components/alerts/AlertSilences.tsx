@@ -1,5 +1,5 @@
 "use client";
-// Silences: transitions matching their labels stay out of the channels until they end.
+// Silences: transitions matching their labels stay out of the channels until they end (or are ended).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api } from "../../lib/api";
@@ -25,10 +25,14 @@ export function AlertSilences({ admin }: { admin: boolean }) {
       }),
     onSuccess: () => client.invalidateQueries({ queryKey: keys.silences }),
   });
+  const endSilence = useMutation({
+    mutationFn: (id: string) => api(`/api/alerts/silences/${id}`, { method: "DELETE" }),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.silences }),
+  });
   return (
     <section className="panel" aria-label="Silences">
       <h2>Silences</h2>
-      <ErrorLine error={createSilence.error} />
+      <ErrorLine error={createSilence.error ?? endSilence.error} />
       {silences.data?.length === 0 && <p className="muted small">No silence in force.</p>}
       {silences.data && silences.data.length > 0 && (
         <table>
@@ -38,6 +42,7 @@ export function AlertSilences({ admin }: { admin: boolean }) {
               <th>Ends</th>
               <th>By</th>
               <th>Why</th>
+              <th />
             </tr>
           </thead>
           <tbody>
@@ -47,6 +52,7 @@ export function AlertSilences({ admin }: { admin: boolean }) {
                 <td className="small">{new Date(entry.endsAt).toLocaleString()}</td>
                 <td>{entry.createdBy}</td>
                 <td className="small">{entry.comment ?? ""}</td>
+                <td>{admin && <button onClick={() => endSilence.mutate(entry.id)}>End now</button>}</td>
               </tr>
             ))}
           </tbody>
