@@ -57,6 +57,11 @@ async function main(): Promise<void> {
         res.end();
       });
   });
+  // Idle keep-alive connections are closed by the client first (browsers and Node's fetch
+  // keep them a few seconds): a server closing one as a request arrives on it fails that
+  // request with "other side closed".
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.listen(port, hostname, () => console.log(`varal: serving on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}`));
   const stop = () => server.close(() => process.exit(0));
   process.on("SIGTERM", stop);

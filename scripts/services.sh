@@ -86,6 +86,9 @@ fetch_jars() { # fetch_jars NAME: copies the artifacts named in scripts/services
 }
 
 start_kafka() {
+  # The tests run Kafka's own tools (ConsumerGroupCommand) from these jars, whoever
+  # started the broker.
+  fetch_jars kafka
   if port_open 9092; then
     if ! port_open 9094; then
       say "a Kafka on 9092 lacks the PROXIED listener on 9094 (scripts/services/kafka.properties): stop it and run this again"
@@ -94,7 +97,6 @@ start_kafka() {
     say "kafka already running on 9092"
     return
   fi
-  fetch_jars kafka
   local dir="$state/kafka"
   mkdir -p "$dir/data"
   sed "s|@DATA@|$dir/data|" "$root/scripts/services/kafka.properties" > "$dir/server.properties"
