@@ -78,10 +78,11 @@ describe("alerts page", () => {
     const channels = page.getByRole("region", { name: "Channels" });
     await channels.getByRole("button", { name: "Delete" }).click();
     await channels.getByRole("alert").filter({ hasText: 'Rule(s) "emails waiting" send to channel "pager"' }).waitFor();
-    await page.getByRole("region", { name: "Rules" }).getByRole("button", { name: "Delete" }).click();
-    await page.getByRole("cell", { name: /emails waiting/ }).waitFor({ state: "detached" });
+    const rules = page.getByRole("region", { name: "Rules" });
+    await rules.getByRole("button", { name: "Delete" }).click();
+    await rules.getByRole("cell", { name: /emails waiting/ }).waitFor({ state: "detached" });
     await channels.getByRole("button", { name: "Delete" }).click();
-    await page.getByRole("cell", { name: "pager", exact: true }).waitFor({ state: "detached" });
+    await channels.getByRole("cell", { name: "pager", exact: true }).waitFor({ state: "detached" });
     await page.close();
   });
 });
