@@ -94,8 +94,8 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
     await channel.prefetch(Math.min(limit, maxPerSecond ? Math.max(1, Math.min(PREFETCH, Math.ceil(maxPerSecond / 10))) : PREFETCH));
     const unroutable = new Set<string>();
     channel.on("return", (returned) => unroutable.add(String(returned.properties.headers?.["x-varal-redrive"])));
-    // The redrive takes what the DLQ held when it began (the queue is FIFO, so those come
-    // first); messages that die meanwhile wait for the next redrive.
+    // The redrive stops consuming once it took what the DLQ held when it began (the queue
+    // is FIFO, so those come first); messages that die later wait for the next redrive.
     const total = Math.min(limit, (await channel.checkQueue(queue)).messageCount);
     await context.progress(0, total);
     let consumerTag: string | null = null;
@@ -115,7 +115,9 @@ async function redriveRun(context: RunContext<RedriveParams>): Promise<unknown> 
         return;
       }
       lastDelivery = Date.now();
-      if (received >= total || failure || context.signal.aborted) {
+      // Past `total` (messages that died meanwhile, delivered before the consumer stopped)
+      // they are redriven too; only an operator's limit sends them back.
+      if (received >= limit || failure || context.signal.aborted) {
         channel.nack(message, false, true);
         return;
       }
