@@ -6,6 +6,7 @@
 import http from "node:http";
 import next from "next";
 import { PEER_HEADER } from "../server/auth/authenticate";
+import { loadConfig } from "../server/config/load";
 import { GET as getBrokers } from "../app/api/brokers/route";
 import { GET as getQueues } from "../app/api/queues/route";
 
@@ -35,6 +36,10 @@ async function send(res: http.ServerResponse, response: Response): Promise<void>
 }
 
 async function main(): Promise<void> {
+  // A wrong configuration stops start-up here, naming the file, the field and the reason
+  // (main's catch prints it). Inside Next.js's instrumentation hook the same error would
+  // only be logged, and the server would serve without its poll loops.
+  loadConfig();
   const port = Number(process.env.PORT ?? 3000);
   const hostname = process.env.HOSTNAME ?? "0.0.0.0";
   const app = next({ dev: false, hostname, port });
