@@ -16,7 +16,18 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+// Next.js bundles a module into each route and into the instrumentation hook apart, so a
+// VaralError thrown by code the hook loaded (the action handlers) is not an instance of
+// the route's copy of the class. A brand in the global symbol registry is the same in
+// every copy: instanceof and isVaralError check it.
+const BRAND = Symbol.for("varal.VaralError");
+
 export class VaralError extends Error {
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+
+  readonly [BRAND] = true;
   readonly code: ErrorCode;
   readonly details?: unknown;
   /** Extra response headers, such as Retry-After on 429. */

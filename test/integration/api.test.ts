@@ -99,6 +99,18 @@ describe("HTTP API", () => {
     expect((await admin.call("GET", `/api/queues/redis/${id}/history?metric=bogus`)).status).toBe(400);
   });
 
+  it("answers a refusal by a broker's action handler with its code and message, changing nothing", async () => {
+    await waitFor(async () => (await admin.call("GET", `/api/queues/redis/${encodeURIComponent(`${prefix}:q`)}`)).status === 200, { what: "the queue to be polled" });
+    const target = { queue: `redis/${prefix}:q` };
+    const wrongName = await admin.call("POST", "/api/actions", { kind: "purge", target, params: { confirm: "q" }, idempotencyKey: crypto.randomUUID() });
+    expect(wrongName.status).toBe(400);
+    expect(wrongName.json.error.message).toBe(`To purge, type the queue's name exactly: params.confirm must be "${prefix}:q".`);
+    const notDeadLetters = await admin.call("POST", "/api/actions", { kind: "redrive", target, params: {}, idempotencyKey: crypto.randomUUID() });
+    expect(notDeadLetters.status).toBe(400);
+    expect(notDeadLetters.json.error.message).toContain("give params.destination");
+    expect(await redis.llen(`${prefix}:q`)).toBe(2);
+  });
+
   it("gives a viewer 403 on admin routes and on actions, and audits the refused action", async () => {
     expect((await admin.call("POST", "/api/users", { username: "vic", password: "correct-horse-battery", role: "viewer" })).status).toBe(201);
     const viewer = new Session(server.url);
