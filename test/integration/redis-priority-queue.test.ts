@@ -6,7 +6,7 @@ import crypto from "node:crypto";
 import Redis from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { consume } from "@/server/brokers/redis/consumer";
-import { priorityQueueKeys } from "@/server/brokers/redis/keys";
+import { PURGEABLE_SETS, priorityQueueKeys } from "@/server/brokers/redis/keys";
 import { backoffMs } from "@/server/backoff";
 import { PriorityQueue } from "@/server/brokers/redis/priority-queue";
 import { evalScript } from "@/server/brokers/redis/scripts";
@@ -31,7 +31,7 @@ async function keyspace(queue: PriorityQueue): Promise<string[]> {
 
 /** The keys purgeTake reads: each set beside its purging set. */
 function takeKeys(queue: PriorityQueue): string[] {
-  return (["wait", "delayed", "dead"] as const).flatMap((set) => [queue.keys[set], queue.keys.purging[set]]);
+  return PURGEABLE_SETS.flatMap((set) => [queue.keys[set], queue.keys.purging[set]]);
 }
 
 async function dataFields(queue: PriorityQueue): Promise<string[]> {

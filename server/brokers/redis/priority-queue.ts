@@ -3,7 +3,7 @@
 // active set until acknowledged, so a consumer that dies loses nothing.
 import type Redis from "ioredis";
 import { VaralError } from "../../errors";
-import { priorityQueueKeys, type PriorityQueueKeys, type PurgeableSet } from "./keys";
+import { PURGEABLE_SETS, priorityQueueKeys, type PriorityQueueKeys, type PurgeableSet } from "./keys";
 import { evalScript } from "./scripts";
 
 export const PRIORITY_MIN = 0;
@@ -243,7 +243,7 @@ export class PriorityQueue {
     };
     await drain();
     const resumed = deleted;
-    const takeKeys = (["wait", "delayed", "dead"] as const).flatMap((set) => [this.keys[set], this.keys.purging[set]]);
+    const takeKeys = PURGEABLE_SETS.flatMap((set) => [this.keys[set], this.keys.purging[set]]);
     const taken = await evalScript<number>(this.client, "purgeTake", takeKeys, sets);
     if (taken === -1) throw this.wrongType();
     if (taken === -5) throw new VaralError("conflict", `Another purge of queue "${this.name}" is still deleting: wait for it to end, then purge again.`);
