@@ -54,6 +54,16 @@ export function isVaralError(error: unknown): error is VaralError {
   return error instanceof VaralError;
 }
 
+/**
+ * What an operator's request that needs a broker answers when the broker fails it: the
+ * broker's own refusals as they are, anything else (a connection refused, a timeout) as
+ * 503 naming the broker and the cause.
+ */
+export function brokerFailure(error: unknown, broker: string, what: string): VaralError {
+  if (isVaralError(error)) return error;
+  return new VaralError("unavailable", `${what} needs broker ${broker}, which failed: ${describeError(error).replace(/\.+$/, "")}. Check that it is up and reachable, then try again.`);
+}
+
 /** A short, safe description of any thrown value, for logs and lastError fields. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;

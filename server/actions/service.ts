@@ -4,7 +4,7 @@ import { can, type Principal } from "../auth/permissions";
 import { getQueue } from "../collect/queries";
 import { collectorState } from "../collect/state";
 import { db, toJsonColumn } from "../db/client";
-import { VaralError } from "../errors";
+import { VaralError, brokerFailure } from "../errors";
 import { segmentCleanupDryRun } from "../agents/cleanup";
 import { findActionHandler } from "./registry";
 import { actionRunner } from "./runner";
@@ -93,7 +93,12 @@ export async function requestAction(principal: Principal, request: ActionRequest
   }
 
   if (request.dryRun) {
-    const result = await handler.dryRun(target, parsed.data);
+    let result: DryRunResult;
+    try {
+      result = await handler.dryRun(target, parsed.data);
+    } catch (error) {
+      throw brokerFailure(error, target.broker.name, `The preview of ${request.kind} on ${target.queue.id}`);
+    }
     await recordAudit({
       actor: principal.name,
       event: `action.${request.kind}.dry-run`,

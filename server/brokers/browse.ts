@@ -2,7 +2,7 @@
 // what a read costs: "none" on Redis; the brokers whose reads change state say so before.
 import type { BrokerConfig } from "../config/schema";
 import type { QueueSnapshot } from "../collect/snapshot";
-import { VaralError } from "../errors";
+import { VaralError, brokerFailure } from "../errors";
 import type { PayloadPreview } from "./preview";
 import { browseKafka } from "./kafka/browse";
 import { browseRabbitMq } from "./rabbitmq/browse";
@@ -57,14 +57,18 @@ export async function browseMessages(request: BrowseRequest): Promise<BrowsePage
   if (request.from && request.queue.kind !== "kafka") {
     throw new VaralError("invalid_input", "fromOffset and fromTime apply to Kafka topics only: other queues are read from their head.");
   }
-  switch (request.queue.kind) {
-    case "kafka":
-      return browseKafka(request);
-    case "sqs":
-      return browseSqs(request);
-    case "rabbitmq":
-      return browseRabbitMq(request);
-    default:
-      return browseRedis(request);
+  try {
+    switch (request.queue.kind) {
+      case "kafka":
+        return await browseKafka(request);
+      case "sqs":
+        return await browseSqs(request);
+      case "rabbitmq":
+        return await browseRabbitMq(request);
+      default:
+        return await browseRedis(request);
+    }
+  } catch (error) {
+    throw brokerFailure(error, request.broker.name, `Reading ${request.queue.id}`);
   }
 }

@@ -4,6 +4,7 @@ import crypto from "node:crypto";
 import Redis from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Session, startServer, type RunningServer } from "../support/server";
+import { startTcpProxy } from "../support/tcp-proxy";
 import { waitFor } from "../support/wait";
 
 const ADMIN_TOKEN = crypto.randomBytes(24).toString("hex");
@@ -11,18 +12,28 @@ const prefix = `varal-api:${crypto.randomBytes(4).toString("hex")}`;
 const redis = new Redis("redis://127.0.0.1:6379");
 let server: RunningServer;
 let admin: Session;
+/** The same Redis as a second broker whose connections pass through a proxy a test cuts. */
+let proxy: Awaited<ReturnType<typeof startTcpProxy>>;
 
 beforeAll(async () => {
   await redis.rpush(`${prefix}:q`, "1", "2");
+  proxy = await startTcpProxy(6379);
   server = await startServer({
     scratch: inject("scratch"),
     env: { VARAL_ADMIN_TOKEN: ADMIN_TOKEN },
-    config: `pollIntervalMs: 1000\nbrokers:\n  - { name: redis, kind: redis, keyPattern: "${prefix}*" }\n`,
+    config: [
+      "pollIntervalMs: 1000",
+      "brokers:",
+      `  - { name: redis, kind: redis, keyPattern: "${prefix}*" }`,
+      `  - { name: redis-cut, kind: redis, url: "redis://127.0.0.1:${proxy.port}", keyPattern: "${prefix}*" }`,
+      "",
+    ].join("\n"),
   });
   admin = new Session(server.url);
 });
 
 afterAll(async () => {
+  await proxy.cut();
   await server?.stop();
   await redis.del(`${prefix}:q`);
   redis.disconnect();
@@ -108,6 +119,25 @@ describe("HTTP API", () => {
     const notDeadLetters = await admin.call("POST", "/api/actions", { kind: "redrive", target, params: {}, idempotencyKey: crypto.randomUUID() });
     expect(notDeadLetters.status).toBe(400);
     expect(notDeadLetters.json.error.message).toContain("give params.destination");
+    expect(await redis.llen(`${prefix}:q`)).toBe(2);
+  });
+
+  it("answers 503 naming the broker when a preview or a read cannot reach it", async () => {
+    const id = `redis-cut/${encodeURIComponent(`${prefix}:q`)}`;
+    await waitFor(async () => (await admin.call("GET", `/api/queues/${id}`)).status === 200, { what: "the queue polled through the proxy" });
+    await proxy.cut();
+    const preview = await admin.call("POST", "/api/actions", {
+      kind: "purge",
+      target: { queue: `redis-cut/${prefix}:q` },
+      params: { confirm: `${prefix}:q` },
+      dryRun: true,
+      idempotencyKey: crypto.randomUUID(),
+    });
+    expect(preview.status).toBe(503);
+    expect(preview.json.error.message).toMatch(/^The preview of purge on redis-cut\/.* needs broker redis-cut, which failed: .*Check that it is up and reachable, then try again\.$/);
+    const read = await admin.call("GET", `/api/queues/${id}/messages`);
+    expect(read.status).toBe(503);
+    expect(read.json.error.message).toContain("needs broker redis-cut, which failed");
     expect(await redis.llen(`${prefix}:q`)).toBe(2);
   });
 
