@@ -6,6 +6,7 @@ import crypto from "node:crypto";
 import { backoffMs } from "../backoff";
 import { db, fromJsonColumn, toJsonColumn } from "../db/client";
 import { VaralError, describeError } from "../errors";
+import { noSuchChannel } from "./rules";
 import { alertmanagerPayload, genericPayload, slackPayload, type AlertEvent } from "./payloads";
 import { signatureHeaders } from "./sign";
 
@@ -136,7 +137,7 @@ export async function redeliver(id: string): Promise<void> {
 /** Queues a test notification on a channel, sent by the worker like any other. */
 export async function queueTest(channelId: string, ruleName = "Varal test"): Promise<string> {
   const channel = await db().alertChannel.findUnique({ where: { id: channelId } });
-  if (!channel) throw new VaralError("not_found", `No alert channel with id ${channelId}: see GET /api/alerts/channels.`);
+  if (!channel) throw noSuchChannel([channelId]);
   const event: AlertEvent = {
     transition: { ruleId: "test", seriesKey: "test", labels: {}, from: "pending", to: "firing", value: null, at: Date.now() },
     ruleName,

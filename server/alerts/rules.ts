@@ -81,11 +81,16 @@ export function toRule(row: RuleRow): PublicRule {
   };
 }
 
+/** The answer about channel ids that are not in the store (400 in a rule, 404 in a path). */
+export function noSuchChannel(ids: string[], code: "invalid_input" | "not_found" = "not_found"): VaralError {
+  return new VaralError(code, `No alert channel with id ${ids.join(", ")}: see GET /api/alerts/channels.`);
+}
+
 async function checkChannels(ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const found = await db().alertChannel.findMany({ where: { id: { in: ids } }, select: { id: true } });
   const missing = ids.filter((id) => !found.some((channel) => channel.id === id));
-  if (missing.length > 0) throw new VaralError("invalid_input", `No alert channel with id ${missing.join(", ")}: see GET /api/alerts/channels.`);
+  if (missing.length > 0) throw noSuchChannel(missing, "invalid_input");
 }
 
 function ruleData(input: RuleInput) {
@@ -153,7 +158,7 @@ export async function listChannels(): Promise<PublicChannel[]> {
 /** Deletes a channel no rule sends to; its undelivered notifications then go dead. */
 export async function deleteChannel(id: string): Promise<void> {
   const channel = await db().alertChannel.findUnique({ where: { id } });
-  if (!channel) throw new VaralError("not_found", `No alert channel with id ${id}: see GET /api/alerts/channels.`);
+  if (!channel) throw noSuchChannel([id]);
   const users = (await listRules()).filter((rule) => rule.channels.includes(id));
   if (users.length > 0) {
     throw new VaralError("conflict", `Rule(s) ${users.map((rule) => `"${rule.name}"`).join(", ")} send to channel "${channel.name}": take it out of them first.`);

@@ -172,6 +172,12 @@ export const redrive: QueueActionHandler<RedriveParams> = {
 
 // ---- purge -----------------------------------------------------------------------------
 
+/** What a purge would take now, and what an interrupted one left out of line, in one read. */
+async function purgeSizes(pq: PriorityQueue, deadLetters: boolean): Promise<{ toTake: number; leftover: number }> {
+  const stats = await pq.stats(1);
+  return deadLetters ? { toTake: stats.dead, leftover: stats.purgingDead } : { toTake: stats.waiting + stats.delayed, leftover: stats.purging };
+}
+
 
 export const purge: QueueActionHandler<PurgeParams> = {
   kind: "purge",
@@ -190,16 +196,15 @@ export const purge: QueueActionHandler<PurgeParams> = {
       }
       const { queueName, deadLetters } = priorityTarget(target);
       const pq = new PriorityQueue(client, queueName);
-      const leftover = deadLetters ? await client.zcard(pq.keys.purging.dead) : (await client.zcard(pq.keys.purging.wait)) + (await client.zcard(pq.keys.purging.delayed));
+      const { toTake, leftover } = await purgeSizes(pq, deadLetters);
       if (leftover > 0) warnings.push(`An interrupted purge left ${leftover} message(s) out of line: they are deleted first.`);
-      if (deadLetters) return { wouldAffect: await client.zcard(pq.keys.dead), sample: await priorityDeadSamples(pq), warnings };
-      const [waiting, delayed] = await Promise.all([client.zcard(pq.keys.wait), client.zcard(pq.keys.delayed)]);
+      if (deadLetters) return { wouldAffect: toTake, sample: await priorityDeadSamples(pq), warnings };
       const sample = (await pq.peek("wait", 0, SAMPLE)).map((message) => ({
         id: message.id,
         priority: message.priority,
         payload: message.payload ? previewPayload(message.payload, 512) : null,
       }));
-      return { wouldAffect: waiting + delayed, sample, warnings: [...warnings, "Messages being processed right now are not purged."] };
+      return { wouldAffect: toTake, sample, warnings: [...warnings, "Messages being processed right now are not purged."] };
     });
   },
   async run({ queue, broker, signal, progress }) {
@@ -213,14 +218,12 @@ export const purge: QueueActionHandler<PurgeParams> = {
       }
       const { queueName, deadLetters } = priorityTarget({ queue, broker });
       const pq = new PriorityQueue(client, queueName);
-      const sets = deadLetters ? (["dead"] as const) : (["wait", "delayed"] as const);
-      const sizes = await Promise.all(sets.map((set) => client.zcard(pq.keys[set])));
-      const total = sizes.reduce((sum, size) => sum + size, 0);
+      const { toTake: total } = await purgeSizes(pq, deadLetters);
       if (signal.aborted) throw signal.reason;
       await progress(0, total);
       // Once taken out of line the messages are deleted to the end: a cancel would only
       // strand them where no consumer sees them. Progress stops being written after a cancel.
-      const { purged, resumed } = await pq.purge([...sets], (deleted) => progress(deleted, Math.max(total, deleted)).catch(() => undefined));
+      const { purged, resumed } = await pq.purge(deadLetters ? ["dead"] : ["wait", "delayed"], (deleted) => progress(deleted, Math.max(total, deleted)).catch(() => undefined));
       return resumed > 0 ? { purged, resumedInterruptedPurge: resumed } : { purged };
     });
   },

@@ -63,12 +63,12 @@ export function listObservations(keys: ScannedKey[]): QueueObservation[] {
   });
 }
 
-/** A Varal priority queue gives two queues: itself, and its dead letters as "<name>:dlq". */
 /** A purge that stopped between taking messages out of line and deleting them all. */
 function interruptedPurge(count: number): string[] {
   return count > 0 ? [`An interrupted purge left ${count} message(s) out of line and not yet deleted: purge again to finish it.`] : [];
 }
 
+/** A Varal priority queue gives two queues: itself, and its dead letters as "<name>:dlq". */
 export function priorityObservations(name: string, stats: QueueStats, nowMs: number): QueueObservation[] {
   const counters = stats.counters;
   const dlqName = `${name}${DEAD_LETTER_SUFFIX}`;

@@ -229,15 +229,16 @@ export class PriorityQueue {
     afterBatch: (deleted: number) => Promise<void> = async () => undefined,
     batch = MAX_BATCH,
   ): Promise<{ purged: number; resumed: number }> {
+    const step = Math.min(batch, MAX_BATCH);
     let deleted = 0;
     const drain = async () => {
       for (const set of sets) {
         for (;;) {
-          const count = await evalScript<number>(this.client, "purge", [this.keys.purging[set], this.keys.data, this.keys.stats], [Math.min(batch, MAX_BATCH)]);
+          const count = await evalScript<number>(this.client, "purge", [this.keys.purging[set], this.keys.data, this.keys.stats], [step]);
           if (count === 0) break;
           deleted += count;
           await afterBatch(deleted);
-          if (count < Math.min(batch, MAX_BATCH)) break;
+          if (count < step) break;
         }
       }
     };
