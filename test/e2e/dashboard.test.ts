@@ -83,10 +83,12 @@ describe("dashboard in Chromium", () => {
       await screenshot(page, "queue");
     }
 
-    // The payload preview shows markup as text: nothing runs.
+    // The message browser and the purge's preview both show markup as text: nothing runs.
+    const markup = "<img src=x onerror=alert(1)>";
+    await page.getByTestId("message-browser").getByText(markup).waitFor();
     await page.getByTestId("action-purge").click();
     await page.getByRole("button", { name: "Preview (dry run)" }).click();
-    await page.getByText("<img src=x onerror=alert(1)>").waitFor();
+    await page.getByTestId("dry-run").getByText(markup).waitFor();
     expect(await page.locator(".payload img").count()).toBe(0);
     expect(dialogs).toEqual([]);
 
