@@ -23,21 +23,28 @@ if #popped == 0 then
   return {}
 end
 local deadline = scoreString(now + tonumber(ARGV[2]))
+-- One HMGET for every payload and attempt count, one HSET for the new counts: two calls
+-- for the batch rather than one per message.
 local members, fields = {}, {}
 for i = 1, #popped, 2 do
   members[#members + 1] = deadline
   members[#members + 1] = popped[i]
   fields[#fields + 1] = "p:" .. popped[i]
+  fields[#fields + 1] = "a:" .. popped[i]
 end
 redis.call("ZADD", KEYS[3], unpack(members))
-local payloads = redis.call("HMGET", KEYS[4], unpack(fields))
-local out = {}
+local values = redis.call("HMGET", KEYS[4], unpack(fields))
+local counts, out = {}, {}
 for i = 1, #popped, 2 do
-  local id = popped[i]
-  out[#out + 1] = id
-  out[#out + 1] = payloads[(i + 1) / 2]
-  out[#out + 1] = redis.call("HINCRBY", KEYS[4], "a:" .. id, 1)
+  -- popped[i] is the id, popped[i + 1] its score; values[i] its payload, values[i + 1] its attempts.
+  local attempts = (tonumber(values[i + 1]) or 0) + 1
+  counts[#counts + 1] = fields[i + 1]
+  counts[#counts + 1] = attempts
+  out[#out + 1] = popped[i]
+  out[#out + 1] = values[i]
+  out[#out + 1] = attempts
   out[#out + 1] = popped[i + 1]
 end
+redis.call("HSET", KEYS[4], unpack(counts))
 redis.call("HINCRBY", KEYS[5], "dequeued", #popped / 2)
 return out
