@@ -12,14 +12,27 @@ const METRIC_LABELS: Record<string, string> = {
   dlqDepth: "DLQ depth",
 };
 
-function timeLabel(ms: number, withSeconds: boolean): string {
-  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", ...(withSeconds ? { second: "2-digit" } : {}) });
+/** Tick spacing per range: five or six ticks on round minutes or hours. */
+const TICK_STEP_MS: Record<string, number> = { "15m": 3 * 60_000, "1h": 15 * 60_000, "6h": 3600_000, "24h": 4 * 3600_000 };
+
+function ticksBetween(from: number, to: number, step: number): number[] {
+  const ticks: number[] = [];
+  for (let at = Math.ceil(from / step) * step; at <= to; at += step) ticks.push(at);
+  return ticks;
+}
+
+function timeLabel(ms: number): string {
+  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 }
 
 export function MetricChart({ queueId, metric, range }: { queueId: string; metric: string; range: string }) {
   const history = useHistory(queueId, metric, range);
   const points = (history.data?.points ?? []).map(([at, value]) => ({ at, value }));
   const reported = points.some((point) => point.value !== null);
+  const from = history.data?.from ?? points[0]?.at ?? 0;
+  const to = history.data?.to ?? points.at(-1)?.at ?? 0;
+  // A few samples in a long window would draw a line too short to see: mark each one.
+  const sparse = points.length <= 30;
   return (
     <div className="card" data-testid={`chart-${metric}`}>
       <div className="title">
@@ -35,13 +48,22 @@ export function MetricChart({ queueId, metric, range }: { queueId: string; metri
           <ResponsiveContainer width="100%" height="100%">
             <LineChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: -10 }}>
               <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
-              <XAxis dataKey="at" type="number" domain={["dataMin", "dataMax"]} tickFormatter={(ms: number) => timeLabel(ms, range === "15m")} stroke="var(--muted)" fontSize={11} />
+              {/* The axis spans the whole range chosen, so a queue seen for a minute shows as a minute. */}
+              <XAxis
+                dataKey="at"
+                type="number"
+                domain={[from, to]}
+                ticks={ticksBetween(from, to, TICK_STEP_MS[range] ?? (to - from) / 5)}
+                tickFormatter={timeLabel}
+                stroke="var(--muted)"
+                fontSize={11}
+              />
               <YAxis stroke="var(--muted)" fontSize={11} allowDecimals={metric.startsWith("rate")} />
               <Tooltip
                 labelFormatter={(value) => new Date(Number(value)).toLocaleString()}
                 contentStyle={{ background: "var(--panel)", border: "1px solid var(--border)" }}
               />
-              <Line type="monotone" dataKey="value" stroke="var(--chart-1)" dot={false} isAnimationActive={false} connectNulls={false} />
+              <Line type="monotone" dataKey="value" stroke="var(--chart-1)" dot={sparse ? { r: 2 } : false} isAnimationActive={false} connectNulls={false} />
             </LineChart>
           </ResponsiveContainer>
         )}

@@ -73,7 +73,7 @@ export function useMessages(id: string, enabled: boolean, cursor: string | null,
 export function useHistory(id: string, metric: string, range: string) {
   return useQuery({
     queryKey: keys.history(id, metric, range),
-    queryFn: () => api<{ points: Array<[number, number | null]> }>(`${queueApiPath(id)}/history?metric=${metric}&range=${range}`),
+    queryFn: () => api<{ from: number; to: number; points: Array<[number, number | null]> }>(`${queueApiPath(id)}/history?metric=${metric}&range=${range}`),
     refetchInterval: range === "15m" ? POLL.snapshot : POLL.chart,
     placeholderData: (previous) => previous,
   });

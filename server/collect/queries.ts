@@ -123,8 +123,14 @@ export function getQueue(id: string): QueueDetail {
   return { ...snapshot, sources };
 }
 
-export function queueHistory(id: string, metric: HistoryMetric, range: HistoryRange): { metric: HistoryMetric; range: HistoryRange; points: Array<[number, number | null]> } {
+/** A queue's samples over a range; from and to bound the window, so a chart spans all of it. */
+export function queueHistory(
+  id: string,
+  metric: HistoryMetric,
+  range: HistoryRange,
+): { metric: HistoryMetric; range: HistoryRange; from: number; to: number; points: Array<[number, number | null]> } {
   const queue = getQueue(id);
   if (!(range in HISTORY_RANGES)) throw new VaralError("invalid_input", `range must be one of ${Object.keys(HISTORY_RANGES).join(", ")}`);
-  return { metric, range, points: collectorState().history.points(queue.id, metric, range) };
+  const to = Date.now();
+  return { metric, range, from: to - HISTORY_RANGES[range], to, points: collectorState().history.points(queue.id, metric, range, to) };
 }

@@ -50,7 +50,11 @@ describe("collectors", () => {
     expect(() => getQueue("nobroker/x")).toThrowError(/No broker named/);
     const found = listQueues({ q: prefix, sort: "depth", limit: 10 });
     expect(found.items.map((queue) => queue.name)).toEqual([`${prefix}:jobs`, `${prefix}:jobs:dlq`]);
-    expect(queueHistory(jobs.id, "depth", "15m").points.at(-1)?.[1]).toBe(3);
+    const history = queueHistory(jobs.id, "depth", "15m");
+    expect(history.points.at(-1)?.[1]).toBe(3);
+    // The window is the whole range asked for, with the samples inside it.
+    expect(history.to - history.from).toBe(15 * 60_000);
+    expect(history.points.every(([at]) => at >= history.from && at <= history.to)).toBe(true);
   });
 
   it("marks a hanging broker unreachable within its timeout while the others keep updating", async () => {
