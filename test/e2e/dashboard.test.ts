@@ -1,12 +1,10 @@
 // A person's path through the dashboard in a real Chromium: first-run setup, sign in, the
 // four brokers with their true status, a queue's chart, sign out; a viewer refused an action.
 import crypto from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
 import Redis from "ioredis";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchBrowser, signIn } from "../support/browser";
+import { launchBrowser, screenshot, signIn } from "../support/browser";
 import { Session, startServer, type RunningServer } from "../support/server";
 
 const ADMIN_TOKEN = crypto.randomBytes(24).toString("hex");
@@ -24,12 +22,6 @@ brokers:
   - { name: sqs, kind: sqs, endpoint: "http://127.0.0.1:9324", accessKeyId: local, secretAccessKey: local }
   - { name: offline, kind: redis, url: "redis://127.0.0.1:1" }
 `;
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  const dir = path.join("test-results", "screenshots");
-  fs.mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
-}
 
 beforeAll(async () => {
   await redis.lpush(listName, "<img src=x onerror=alert(1)>", "hello");

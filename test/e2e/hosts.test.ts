@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchBrowser, signIn } from "../support/browser";
+import { launchBrowser, screenshot, signIn } from "../support/browser";
 import { Session, startServer, type RunningServer } from "../support/server";
 
 const ADMIN_TOKEN = crypto.randomBytes(24).toString("hex");
@@ -60,6 +60,7 @@ describe("Hosts in the dashboard", () => {
     expect(await page.locator("[data-testid=orphans] img").count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
     await page.getByTestId("chart-occupancy").waitFor();
+    await screenshot(page, "host");
 
     await orphan.getByRole("button", { name: "Clean up…" }).click();
     await orphan.getByText("quarantines it for one scan").waitFor();

@@ -6,7 +6,7 @@ import { Kafka, logLevel, type Admin } from "kafkajs";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { KafkaWire } from "@/server/brokers/kafka/wire";
-import { launchBrowser, signIn } from "../support/browser";
+import { launchBrowser, screenshot, signIn } from "../support/browser";
 import { Session, startServer, type RunningServer } from "../support/server";
 
 const ADMIN_TOKEN = crypto.randomBytes(24).toString("hex");
@@ -69,6 +69,7 @@ describe("Kafka in the dashboard", () => {
     expect(await rows.nth(0).locator("td").nth(4).textContent()).toBe("12");
     expect(await rows.nth(1).locator("td").nth(4).textContent()).toBe("5");
     expect(await page.getByText("no live member owns the partition").first().isVisible()).toBe(true);
+    await screenshot(page, "kafka-group");
 
     await page.getByTestId("action-offset-reset").click();
     await page.getByTestId("reset-to").selectOption("latest");
@@ -94,6 +95,7 @@ describe("Kafka in the dashboard", () => {
     expect(text).toContain("<b>declined</b>");
     expect(await page.locator("[data-testid=message-browser] img, [data-testid=message-browser] b").count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    await screenshot(page, "kafka-dlq");
 
     await page.getByTestId("action-redrive").click();
     await page.getByRole("button", { name: "Preview (dry run)" }).click();

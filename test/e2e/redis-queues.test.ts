@@ -5,7 +5,7 @@ import Redis from "ioredis";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PriorityQueue } from "@/server/brokers/redis/priority-queue";
-import { launchBrowser, signIn } from "../support/browser";
+import { launchBrowser, screenshot, signIn } from "../support/browser";
 import { Session, startServer, type RunningServer } from "../support/server";
 
 const ADMIN_TOKEN = crypto.randomBytes(24).toString("hex");
@@ -64,12 +64,14 @@ describe("Redis priority queue in the dashboard", () => {
     await page.getByTestId("action-redrive").click();
     await page.getByRole("button", { name: "Preview (dry run)" }).click();
     await page.getByTestId("dry-run").getByText("Would affect 2 message(s).").waitFor();
+    await screenshot(page, "redis-dlq-preview");
     expect(await redis.zcard(`vq:{${name}}:dead`)).toBe(2);
     await page.getByTestId("action-confirm").click();
     await page.getByRole("link", { name: "Actions", exact: true }).last().click();
     const row = page.locator("[data-testid^=action-row-]").first();
     await row.locator(".state-succeeded").waitFor({ timeout: 20_000 });
     expect(await row.getByRole("progressbar").getAttribute("aria-valuenow")).toBe("2");
+    await screenshot(page, "actions");
     expect(await redis.zcard(`vq:{${name}}:dead`)).toBe(0);
     expect(await redis.zcard(`vq:{${name}}:wait`)).toBe(5);
     await page.close();

@@ -1,4 +1,6 @@
 // Debian's Chromium driven by playwright-core (no browser download).
+import fs from "node:fs";
+import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -27,4 +29,11 @@ export async function signIn(page: Page, baseUrl: string, username: string, pass
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByTestId("who").waitFor();
+}
+
+/** Saves the whole page under test-results/screenshots: what a failing run looked like. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = path.join("test-results", "screenshots");
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
 }
