@@ -4,10 +4,10 @@
 import { collectorState } from "../collect/state";
 import { db, fromJsonColumn, toJsonColumn } from "../db/client";
 import { describeError } from "../errors";
-import { SeriesIndex, evaluateRule, type Labels, type SeriesState, type Transition } from "./evaluate";
+import { SeriesIndex, evaluateRule, matchesSilence, type Labels, type SeriesState, type Transition } from "./evaluate";
 import { Leadership } from "./leader";
 import type { AlertEvent } from "./payloads";
-import { toRule, type PublicRule } from "./rules";
+import { silenceMatchesInForce, toRule, type PublicRule } from "./rules";
 import { syncHosts } from "../agents/hosts";
 import { collectSeries } from "./series";
 
@@ -62,7 +62,7 @@ export class AlertEngine {
     // Agents report to whichever replica the load balancer picks: read what the others kept.
     await syncHosts();
     const index = new SeriesIndex(collectSeries([...state.brokers.values()], state.history, now));
-    const silences = (await db().silence.findMany({ where: { endsAt: { gt: new Date(now) } } })).map((row) => fromJsonColumn<Labels>(row.match) ?? {});
+    const silences = await silenceMatchesInForce(now);
     const changes: Array<{ rule: PublicRule; transition: Transition }> = [];
     const touched = new Map<string, Set<string>>();
     for (const rule of rules) {
@@ -89,7 +89,7 @@ export class AlertEngine {
         }
       }
       for (const { rule, transition } of changes) {
-        if (silences.some((match) => silenced(match, transition.labels))) continue;
+        if (silences.some((match) => matchesSilence(match, transition.labels))) continue;
         const event: AlertEvent = {
           transition,
           ruleName: rule.name,
@@ -123,10 +123,6 @@ export class AlertEngine {
     if (!base || !labels.broker || !labels.queue) return base;
     return `${base.replace(/\/+$/, "")}/queues/${encodeURIComponent(labels.broker)}/${encodeURIComponent(labels.queue)}`;
   }
-}
-
-function silenced(match: Labels, labels: Labels): boolean {
-  return Object.entries(match).every(([key, value]) => labels[key as keyof Labels] === value);
 }
 
 function summarise(rule: PublicRule, transition: Transition): string {

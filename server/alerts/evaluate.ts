@@ -15,6 +15,11 @@ export interface Labels {
   segment?: string;
 }
 
+/** True when a silence's labels all equal the alert's: an empty match silences everything. */
+export function matchesSilence(match: Labels, labels: Labels): boolean {
+  return Object.entries(match).every(([key, value]) => labels[key as keyof Labels] === value);
+}
+
 export interface AlertRule {
   id: string;
   name: string;

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { db, fromJsonColumn, toJsonColumn } from "../db/client";
 import { VaralError } from "../errors";
-import { ALERT_OPS, parseDuration, type AlertRule } from "./evaluate";
+import { ALERT_OPS, parseDuration, type AlertRule, type Labels } from "./evaluate";
 import { ALERT_METRICS, isAlertMetric } from "./series";
 
 const labels = z
@@ -171,6 +171,12 @@ export async function createSilence(input: z.infer<typeof silenceInput>, created
   if (endsAt.getTime() <= Date.now()) throw new VaralError("invalid_input", "endsAt is in the past: a silence ends in the future.");
   const row = await db().silence.create({ data: { match: toJsonColumn(input.match), endsAt, comment: input.comment ?? null, createdBy } });
   return { id: row.id, match: input.match, endsAt: row.endsAt.toISOString(), comment: row.comment, createdBy };
+}
+
+/** The label matches of every silence in force at `now`. */
+export async function silenceMatchesInForce(now = Date.now()): Promise<Labels[]> {
+  const rows = await db().silence.findMany({ where: { endsAt: { gt: new Date(now) } } });
+  return rows.map((row) => fromJsonColumn<Labels>(row.match) ?? {});
 }
 
 export async function listSilences() {

@@ -3,7 +3,7 @@ import crypto from "node:crypto";
 import Redis from "ioredis";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchBrowser, signIn } from "../support/browser";
+import { launchBrowser, screenshot, signIn } from "../support/browser";
 import { Session, startServer, type RunningServer } from "../support/server";
 import { waitFor } from "../support/wait";
 import { startReceiver } from "../support/webhook-receiver";
@@ -49,6 +49,9 @@ describe("alerts page", () => {
     await page.getByRole("button", { name: "Send a test" }).click();
     await waitFor(() => receiver.received.length === 1, { what: "the test notification" });
     expect(JSON.parse(receiver.received[0].body).commonAnnotations.summary).toBe("A test notification from Varal to pager");
+    // The page follows a pending delivery until it is delivered.
+    const testDelivery = page.getByRole("region", { name: "Deliveries" }).getByRole("row").filter({ hasText: "A test notification" });
+    await testDelivery.filter({ hasText: "delivered" }).waitFor({ timeout: 8_000 });
 
     await page.getByLabel("Rule name").fill("emails waiting");
     await page.getByLabel("Metric").selectOption("depth");
@@ -60,14 +63,19 @@ describe("alerts page", () => {
     await page.getByRole("cell", { name: /emails waiting/ }).waitFor();
 
     await redis.lpush(list, "x");
-    await page.getByRole("cell", { name: `queue=${list}` }).first().waitFor({ timeout: 20_000 });
+    const firing = page.getByRole("region", { name: "Firing and recent alerts" }).getByRole("row").filter({ hasText: "emails waiting" });
+    await firing.filter({ hasText: "firing" }).waitFor({ timeout: 20_000 });
+    expect(await firing.textContent()).not.toContain("silenced");
     await waitFor(() => receiver.received.length === 2, { what: "the firing notification" });
     expect(JSON.parse(receiver.received[1].body)).toMatchObject({ status: "firing", alerts: [{ labels: { alertname: "emails waiting", queue: list } }] });
 
+    // Silenced, the alert stays on the page, marked: only its notifications are held.
     await page.getByLabel("Silence queue").fill(list);
     await page.getByLabel("Silence comment").fill("maintenance");
     await page.getByRole("button", { name: "Silence", exact: true }).click();
     await page.getByRole("cell", { name: "maintenance" }).waitFor();
+    await firing.filter({ hasText: "silenced" }).waitFor({ timeout: 20_000 });
+    await screenshot(page, "alerts");
     await page.getByRole("button", { name: "End now" }).click();
     await page.getByText("No silence in force.").waitFor();
 

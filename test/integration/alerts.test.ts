@@ -7,6 +7,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DeliveryWorker, listDeliveries, redeliver } from "@/server/alerts/delivery";
 import { AlertEngine } from "@/server/alerts/engine";
+import { listActiveAlerts } from "@/server/alerts/queries";
 import { channelInput, createChannel, createRule, createSilence, deleteChannel, endSilence, listSilences, ruleInput, updateRule } from "@/server/alerts/rules";
 import { newWebhookSecret } from "@/server/alerts/sign";
 import { pollAllNow, startCollectors, stopCollectors } from "@/server/collect/collector";
@@ -158,6 +159,16 @@ describe("alerts", () => {
     await engine.cycle();
     expect(await db().alertState.count({ where: { state: "firing" } })).toBe(1);
     expect(await db().alertDelivery.count()).toBe(0);
+    // Another queue, not silenced, fires and is sent; the page shows both, one marked silenced.
+    await redis.lpush(`${prefix}:f2`, "x");
+    await pollAllNow();
+    await engine.cycle();
+    expect(await db().alertDelivery.count()).toBe(1);
+    const shown = (await listActiveAlerts()).map((alert) => [alert.labels.queue, alert.state, alert.silenced]);
+    expect(shown.sort()).toEqual([
+      [`${prefix}:f`, "firing", true],
+      [`${prefix}:f2`, "firing", false],
+    ]);
     await engine.stop();
   });
 

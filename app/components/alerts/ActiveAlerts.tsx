@@ -8,6 +8,7 @@ import { ErrorLine } from "../InlineForm";
 import { StatusBadge } from "../StatusBadge";
 import { labelsText, type ActiveAlert } from "./model";
 
+/** The colour of each alert state, borrowed from the queue statuses. */
 const STATE_TO_STATUS: Record<string, string> = { firing: "stopped", pending: "warning", resolved: "ok" };
 
 export function ActiveAlerts() {
@@ -32,7 +33,8 @@ export function ActiveAlerts() {
             {active.data.map((alert) => (
               <tr key={`${alert.ruleId}-${labelsText(alert.labels)}`}>
                 <td>
-                  <StatusBadge status={STATE_TO_STATUS[alert.state] ?? "ok"} title={alert.state} /> <span className="small">{alert.state}</span>
+                  <StatusBadge status={STATE_TO_STATUS[alert.state] ?? "ok"} label={alert.state} />
+                  {alert.silenced && <span className="small muted"> · silenced</span>}
                 </td>
                 <td>
                   {alert.rule} <span className="small muted">{alert.severity}</span>

@@ -9,7 +9,12 @@ import type { Delivery } from "./model";
 
 export function AlertDeliveries({ admin }: { admin: boolean }) {
   const client = useQueryClient();
-  const deliveries = useQuery({ queryKey: keys.deliveries, queryFn: () => api<Delivery[]>("/api/alerts/deliveries?limit=50"), refetchInterval: POLL.list });
+  const deliveries = useQuery({
+    queryKey: keys.deliveries,
+    queryFn: () => api<Delivery[]>("/api/alerts/deliveries?limit=50"),
+    // While a delivery is on its way, follow it closely, as the actions page follows a running action.
+    refetchInterval: (query) => (query.state.data?.some((delivery) => delivery.state === "pending") ? POLL.runningAction : POLL.list),
+  });
   const redeliver = useMutation({
     mutationFn: (id: string) => api(`/api/alerts/deliveries/${id}/redeliver`, { method: "POST" }),
     onSuccess: () => client.invalidateQueries({ queryKey: keys.deliveries }),

@@ -13,6 +13,8 @@ export function AlertSilences({ admin }: { admin: boolean }) {
   const client = useQueryClient();
   const silences = useQuery({ queryKey: keys.silences, queryFn: () => api<Silence[]>("/api/alerts/silences"), refetchInterval: POLL.list });
   const [silence, setSilence] = useState({ broker: "", queue: "", host: "", duration: "1h", comment: "" });
+  // The firing list marks what a silence covers: a change to silences refreshes both.
+  const refresh = () => Promise.all([client.invalidateQueries({ queryKey: keys.silences }), client.invalidateQueries({ queryKey: keys.alerts })]);
   const createSilence = useMutation({
     mutationFn: () =>
       api("/api/alerts/silences", {
@@ -23,11 +25,11 @@ export function AlertSilences({ admin }: { admin: boolean }) {
           comment: silence.comment || undefined,
         },
       }),
-    onSuccess: () => client.invalidateQueries({ queryKey: keys.silences }),
+    onSuccess: refresh,
   });
   const endSilence = useMutation({
     mutationFn: (id: string) => api(`/api/alerts/silences/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: keys.silences }),
+    onSuccess: refresh,
   });
   return (
     <section className="panel" aria-label="Silences">

@@ -6,6 +6,8 @@ export interface ActiveAlert {
   metric: string | null;
   labels: Record<string, string>;
   state: string;
+  /** A silence in force matches it: its transitions reach no channel. */
+  silenced: boolean;
   since: string;
   value: number | null;
 }
