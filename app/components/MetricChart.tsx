@@ -2,6 +2,7 @@
 
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { useHistory } from "../lib/queries";
+import { timeTicks } from "../lib/time-axis";
 
 const METRIC_LABELS: Record<string, string> = {
   depth: "Depth (messages)",
@@ -12,18 +13,6 @@ const METRIC_LABELS: Record<string, string> = {
   dlqDepth: "DLQ depth",
 };
 
-/** Tick spacing per range: five or six ticks on round minutes or hours. */
-const TICK_STEP_MS: Record<string, number> = { "15m": 3 * 60_000, "1h": 15 * 60_000, "6h": 3600_000, "24h": 4 * 3600_000 };
-
-function ticksBetween(from: number, to: number, step: number): number[] {
-  const ticks: number[] = [];
-  for (let at = Math.ceil(from / step) * step; at <= to; at += step) ticks.push(at);
-  return ticks;
-}
-
-function timeLabel(ms: number): string {
-  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-}
 
 export function MetricChart({ queueId, metric, range }: { queueId: string; metric: string; range: string }) {
   const history = useHistory(queueId, metric, range);
@@ -33,6 +22,7 @@ export function MetricChart({ queueId, metric, range }: { queueId: string; metri
   const to = history.data?.to ?? points.at(-1)?.at ?? 0;
   // A few samples in a long window would draw a line too short to see: mark each one.
   const sparse = points.length <= 30;
+  const axis = timeTicks(from, to);
   return (
     <div className="card" data-testid={`chart-${metric}`}>
       <div className="title">
@@ -53,8 +43,8 @@ export function MetricChart({ queueId, metric, range }: { queueId: string; metri
                 dataKey="at"
                 type="number"
                 domain={[from, to]}
-                ticks={ticksBetween(from, to, TICK_STEP_MS[range] ?? (to - from) / 5)}
-                tickFormatter={timeLabel}
+                ticks={axis.ticks}
+                tickFormatter={axis.label}
                 stroke="var(--muted)"
                 fontSize={11}
               />

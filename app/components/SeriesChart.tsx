@@ -1,9 +1,13 @@
 "use client";
 // A small line chart of points already in hand (a host's ring figures), in the style of MetricChart.
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { timeTicks } from "../lib/time-axis";
 
 export function SeriesChart({ title, points, testId }: { title: string; points: Array<[number, number]>; testId?: string }) {
   const data = points.map(([at, value]) => ({ at, value }));
+  const from = data[0]?.at ?? 0;
+  const to = data.at(-1)?.at ?? 0;
+  const axis = timeTicks(from, to);
   return (
     <div className="card" data-testid={testId}>
       <div className="title">
@@ -20,8 +24,9 @@ export function SeriesChart({ title, points, testId }: { title: string; points: 
               <XAxis
                 dataKey="at"
                 type="number"
-                domain={["dataMin", "dataMax"]}
-                tickFormatter={(ms: number) => new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })}
+                domain={[from, to]}
+                ticks={axis.ticks}
+                tickFormatter={axis.label}
                 stroke="var(--muted)"
                 fontSize={11}
               />
