@@ -63,6 +63,8 @@ describe("dashboard in Chromium", () => {
     await screenshot(page, "overview");
 
     await page.getByRole("link", { name: "Queues" }).click();
+    await page.getByRole("link", { name: `redis/${listName}` }).waitFor();
+    await screenshot(page, "queues");
     await page.getByRole("link", { name: `redis/${listName}` }).click();
     await page.getByTestId("queue-title").waitFor();
     expect(await page.getByTestId("queue-title").textContent()).toBe(`redis/${listName}`);

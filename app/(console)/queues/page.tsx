@@ -8,15 +8,16 @@ import { queuePagePath } from "../../lib/api";
 import { formatCount, formatDuration, formatRate } from "../../lib/format";
 import { useBrokers, useQueues } from "../../lib/queries";
 
+// Names sort A to Z; every other column worst (largest) first, as the API orders them.
 const COLUMNS = [
-  { sort: "name", label: "Queue" },
-  { sort: "trouble", label: "Status" },
-  { sort: "depth", label: "Depth" },
-  { sort: "lagSeconds", label: "Lag" },
-  { sort: "rateIn", label: "In" },
-  { sort: "rateOut", label: "Out" },
-  { sort: "dlqDepth", label: "DLQ" },
-  { sort: "lagMessages", label: "Lag (msgs)" },
+  { sort: "name", label: "Queue", numeric: false },
+  { sort: "trouble", label: "Status", numeric: false },
+  { sort: "depth", label: "Depth", numeric: true },
+  { sort: "lagSeconds", label: "Lag", numeric: true },
+  { sort: "rateIn", label: "In", numeric: true },
+  { sort: "rateOut", label: "Out", numeric: true },
+  { sort: "dlqDepth", label: "DLQ", numeric: true },
+  { sort: "lagMessages", label: "Lag (msgs)", numeric: true },
 ];
 
 export default function QueuesPage() {
@@ -55,8 +56,15 @@ export default function QueuesPage() {
       <div className="vtable" role="table" aria-rowcount={items.length}>
         <div className="head" role="row">
           {COLUMNS.map((column) => (
-            <button key={column.sort} role="columnheader" aria-sort={sort === column.sort ? "descending" : undefined} onClick={() => setSort(column.sort)}>
+            <button
+              key={column.sort}
+              role="columnheader"
+              className={column.numeric ? "num" : undefined}
+              aria-sort={sort === column.sort ? (column.sort === "name" ? "ascending" : "descending") : undefined}
+              onClick={() => setSort(column.sort)}
+            >
               {column.label}
+              {sort === column.sort && <span aria-hidden="true">{column.sort === "name" ? " ↑" : " ↓"}</span>}
             </button>
           ))}
         </div>
