@@ -93,12 +93,17 @@ describe("dashboard in Chromium", () => {
     await page.close();
   });
 
-  it("refuses an action to a viewer and says why", async () => {
+  it("refuses an action to a viewer and says why, in dark colours when the system asks for them", async () => {
     const adminApi = new Session(server.url, { bearer: ADMIN_TOKEN, origin: null });
     expect((await adminApi.call("POST", "/api/users", { username: "viewer1", password: "correct-horse-battery", role: "viewer" })).status).toBe(201);
-    const page = await browser.newPage();
+    // This person's system asks for dark colours: the page follows (see the screenshot).
+    const page = await browser.newPage({ colorScheme: "dark" });
     await signIn(page, server.url, "viewer1", "correct-horse-battery");
     await page.goto(`${server.url}/queues/redis/${encodeURIComponent(listName)}`);
+    await page.getByTestId("message-browser").getByText("hello").waitFor();
+    await screenshot(page, "queue-dark");
+    const [red, green, blue] = (await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).match(/\d+/g)!.map(Number);
+    expect(red + green + blue).toBeLessThan(3 * 64);
     await page.getByTestId("action-purge").click();
     await page.getByTestId("purge-confirm").fill(listName);
     await page.getByRole("button", { name: "Preview (dry run)" }).click();
