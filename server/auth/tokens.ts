@@ -40,9 +40,12 @@ export async function listTokens(): Promise<PublicToken[]> {
   return rows.map(toPublic);
 }
 
-export async function revokeToken(id: string): Promise<void> {
+/** Revokes an active token; returns its name, for the audit log. */
+export async function revokeToken(id: string): Promise<{ name: string }> {
   const { count } = await db().apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
   if (count === 0) throw new VaralError("not_found", `No active token with id ${id}: list tokens with GET /api/tokens.`);
+  const { name } = await db().apiToken.findUniqueOrThrow({ where: { id }, select: { name: true } });
+  return { name };
 }
 
 export async function findToken(token: string) {

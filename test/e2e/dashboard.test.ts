@@ -114,6 +114,38 @@ describe("dashboard in Chromium", () => {
     await page.close();
   });
 
+  it("lets the admin add a user and a token, revoke the token, and read all of it in the audit log", async () => {
+    const page = await browser.newPage();
+    await signIn(page, server.url, "admin", "correct-horse-battery");
+    await page.getByRole("link", { name: "Users & tokens" }).click();
+    await page.getByLabel("New username").fill("operator2");
+    await page.getByLabel("New password").fill("correct-horse-battery");
+    await page.getByLabel("New role").selectOption("operator");
+    await page.getByRole("button", { name: "Add user" }).click();
+    await page.getByRole("row").filter({ hasText: "operator2" }).filter({ hasText: "operator" }).waitFor();
+
+    // A token is shown once, works as its creator, and stops working once revoked.
+    await page.getByLabel("Token name").fill("ci-reader");
+    await page.getByRole("button", { name: "Create token" }).click();
+    const token = (await page.getByTestId("new-token").textContent())!;
+    const bearer = new Session(server.url, { bearer: token, origin: null });
+    expect((await bearer.call("GET", "/api/queues")).status).toBe(200);
+    const tokenRow = page.getByRole("row").filter({ hasText: "ci-reader" });
+    await tokenRow.getByRole("button", { name: "Revoke" }).click();
+    await tokenRow.waitFor({ state: "detached" });
+    expect((await bearer.call("GET", "/api/queues")).status).toBe(401);
+
+    await page.getByRole("link", { name: "Audit log" }).click();
+    const rows = page.getByRole("row");
+    await rows.filter({ hasText: "user.create" }).filter({ hasText: "operator2" }).waitFor();
+    await rows.filter({ hasText: "token.create" }).filter({ hasText: "ci-reader" }).waitFor();
+    await rows.filter({ hasText: "token.revoke" }).filter({ hasText: "ci-reader" }).waitFor();
+    // The viewer's refused purge preview, from the test before.
+    await rows.filter({ hasText: "viewer1" }).filter({ hasText: "refused" }).first().waitFor();
+    await screenshot(page, "audit");
+    await page.close();
+  });
+
   it("answers an unauthenticated API call with 401", async () => {
     const context = await browser.newContext();
     const response = await context.request.get(`${server.url}/api/queues`);

@@ -6,7 +6,7 @@ export const dynamic = "force-dynamic";
 
 export const DELETE = withRoute({ permission: "admin" }, async ({ params, principal, ip }) => {
   const id = String(params.id);
-  await revokeToken(id);
-  await recordAudit({ actor: principal.name, event: "token.revoke", target: id, outcome: "ok", ip });
+  const { name } = await revokeToken(id);
+  await recordAudit({ actor: principal.name, event: "token.revoke", target: name, outcome: "ok", message: `token id ${id}`, ip });
   return { ok: true };
 });
