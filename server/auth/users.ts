@@ -1,6 +1,6 @@
-// Users: first-run setup, creation by an admin, and password login.
+// Users: first-run setup, creation, role changes and removal by an admin, and password login.
 import { recordAudit } from "../audit/log";
-import { db } from "../db/client";
+import { db, type Db } from "../db/client";
 import { VaralError } from "../errors";
 import { isRole, type Role } from "./permissions";
 import { clearLoginFailures, loginRetryAfterSeconds, recordLoginFailure } from "./rate-limit";
@@ -46,6 +46,45 @@ export async function setupFirstAdmin(username: string, password: string, ip: st
 export async function listUsers(): Promise<PublicUser[]> {
   const users = await db().user.findMany({ orderBy: { createdAt: "asc" } });
   return users.map(toPublic);
+}
+
+/**
+ * Changes a user's role. The last admin keeps theirs: Varal always has someone who can
+ * manage it.
+ */
+export async function changeRole(id: string, role: Role): Promise<PublicUser> {
+  return db().$transaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { id } });
+    if (!user) throw noSuchUser(id);
+    if (role !== "admin") await keepLastAdmin(tx.user, user);
+    return toPublic(await tx.user.update({ where: { id }, data: { role } }));
+  });
+}
+
+/**
+ * Removes a user; their sessions and tokens go with them (the store cascades), so they are
+ * signed out at once. Nobody removes their own account, and the last admin stays.
+ */
+export async function removeUser(id: string, removedBy: string | null): Promise<PublicUser> {
+  return db().$transaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { id } });
+    if (!user) throw noSuchUser(id);
+    if (id === removedBy) throw new VaralError("conflict", "You cannot remove your own account: ask another admin.");
+    await keepLastAdmin(tx.user, user);
+    await tx.user.delete({ where: { id } });
+    return toPublic(user);
+  });
+}
+
+/** Refuses to take the admin role from the only user who has it. */
+async function keepLastAdmin(users: Pick<Db["user"], "count">, user: { username: string; role: string }): Promise<void> {
+  if (user.role === "admin" && (await users.count({ where: { role: "admin" } })) === 1) {
+    throw new VaralError("conflict", `${user.username} is the last admin: make another user admin first.`);
+  }
+}
+
+function noSuchUser(id: string): VaralError {
+  return new VaralError("not_found", `No user with id ${id}: list users with GET /api/users.`);
 }
 
 export async function getUser(id: string): Promise<PublicUser | null> {

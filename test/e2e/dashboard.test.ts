@@ -122,7 +122,18 @@ describe("dashboard in Chromium", () => {
     await page.getByLabel("New password").fill("correct-horse-battery");
     await page.getByLabel("New role").selectOption("operator");
     await page.getByRole("button", { name: "Add user" }).click();
-    await page.getByRole("row").filter({ hasText: "operator2" }).filter({ hasText: "operator" }).waitFor();
+    const userRow = page.getByRole("row").filter({ hasText: "operator2" });
+    await userRow.waitFor();
+    expect(await page.getByLabel("Role of operator2").inputValue()).toBe("operator");
+    // The select shows what the server answers, so "viewer" here is the stored role.
+    await page.getByLabel("Role of operator2").selectOption("viewer");
+    await expect.poll(() => page.getByLabel("Role of operator2").inputValue(), { timeout: 10_000 }).toBe("viewer");
+    // The admin cannot remove their own account; operator2 goes.
+    const adminRow = page.getByRole("row").filter({ has: page.getByRole("cell", { name: "admin", exact: true }) });
+    await adminRow.getByRole("button", { name: "Remove" }).click();
+    await page.getByRole("alert").filter({ hasText: "You cannot remove your own account" }).waitFor();
+    await userRow.getByRole("button", { name: "Remove" }).click();
+    await userRow.waitFor({ state: "detached" });
 
     // A token is shown once, works as its creator, and stops working once revoked.
     await page.getByLabel("Token name").fill("ci-reader");
@@ -138,6 +149,8 @@ describe("dashboard in Chromium", () => {
     await page.getByRole("link", { name: "Audit log" }).click();
     const rows = page.getByRole("row");
     await rows.filter({ hasText: "user.create" }).filter({ hasText: "operator2" }).waitFor();
+    await rows.filter({ hasText: "user.role" }).filter({ hasText: "role viewer" }).waitFor();
+    await rows.filter({ hasText: "user.remove" }).filter({ hasText: "operator2" }).waitFor();
     await rows.filter({ hasText: "token.create" }).filter({ hasText: "ci-reader" }).waitFor();
     await rows.filter({ hasText: "token.revoke" }).filter({ hasText: "ci-reader" }).waitFor();
     // The viewer's refused purge preview, from the test before.

@@ -5,7 +5,7 @@ import { listAudit, recordAudit } from "@/server/audit/log";
 import { clearLoginFailures, loginRetryAfterSeconds, recordLoginFailure } from "@/server/auth/rate-limit";
 import { findSessionUser, createSession, deleteSession } from "@/server/auth/sessions";
 import { createToken, findToken, listTokens, revokeToken } from "@/server/auth/tokens";
-import { checkLogin, createUser, setupFirstAdmin, setupNeeded } from "@/server/auth/users";
+import { changeRole, checkLogin, createUser, removeUser, setupFirstAdmin, setupNeeded } from "@/server/auth/users";
 import { db, disconnectDb, storeProvider } from "@/server/db/client";
 import { useDatabase, useFreshSqlite } from "../support/store";
 
@@ -86,6 +86,28 @@ describe.each(providers)("store on $name", ({ name, use }) => {
     await revokeToken(info.id);
     expect(await findToken(token)).toBeNull();
     await expect(revokeToken(info.id)).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("changes roles and removes users, always keeping an admin, and signs a removed user out", async () => {
+    await use();
+    await db().user.deleteMany({});
+    const first = await createUser(unique(), "correct-horse-battery", "admin");
+    const second = await createUser(unique(), "correct-horse-battery", "operator");
+    await expect(changeRole(first.id, "viewer")).rejects.toMatchObject({ code: "conflict", message: `${first.username} is the last admin: make another user admin first.` });
+    await expect(removeUser(first.id, second.id)).rejects.toMatchObject({ code: "conflict", message: expect.stringContaining("last admin") });
+    await expect(removeUser(first.id, first.id)).rejects.toMatchObject({ code: "conflict", message: expect.stringContaining("your own account") });
+    expect((await db().user.findUniqueOrThrow({ where: { id: first.id } })).role).toBe("admin");
+
+    expect((await changeRole(second.id, "admin")).role).toBe("admin");
+    const session = await createSession(second.id);
+    const { token } = await createToken("ci", "user", second.id);
+    expect((await findSessionUser(session.token))?.id).toBe(second.id);
+    expect((await removeUser(second.id, first.id)).username).toBe(second.username);
+    expect(await findSessionUser(session.token)).toBeNull();
+    expect(await findToken(token)).toBeNull();
+    expect(await db().user.count()).toBe(1);
+    await expect(removeUser(second.id, first.id)).rejects.toMatchObject({ code: "not_found" });
+    await expect(changeRole(second.id, "viewer")).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("keeps the audit log newest first with a cursor", async () => {

@@ -1,11 +1,12 @@
 "use client";
-// Admin: users and API tokens. A new token is shown once.
+// Admin: users (their roles, their removal) and API tokens. A new token is shown once.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api } from "../../lib/api";
 import { formatAgo } from "../../lib/format";
 import { keys } from "../../lib/queries";
 import { ErrorLine, InlineForm } from "../../components/InlineForm";
+import { ROLES } from "@/server/auth/permissions";
 
 interface User {
   id: string;
@@ -45,6 +46,15 @@ export default function SettingsPage() {
       client.invalidateQueries({ queryKey: keys.tokens });
     },
   });
+  const setRole = useMutation({
+    mutationFn: ({ id, role }: { id: string; role: string }) => api(`/api/users/${id}`, { method: "PATCH", body: { role } }),
+    onSettled: () => client.invalidateQueries({ queryKey: keys.users }),
+  });
+  const removeUser = useMutation({
+    mutationFn: (id: string) => api(`/api/users/${id}`, { method: "DELETE" }),
+    // Their tokens go with them.
+    onSettled: () => Promise.all([client.invalidateQueries({ queryKey: keys.users }), client.invalidateQueries({ queryKey: keys.tokens })]),
+  });
   const revoke = useMutation({
     mutationFn: (id: string) => api(`/api/tokens/${id}`, { method: "DELETE" }),
     onSettled: () => client.invalidateQueries({ queryKey: keys.tokens }),
@@ -62,25 +72,36 @@ export default function SettingsPage() {
               <th>Username</th>
               <th>Role</th>
               <th>Created</th>
+              <th />
             </tr>
           </thead>
           <tbody>
             {users.data?.map((entry) => (
               <tr key={entry.id}>
                 <td>{entry.username}</td>
-                <td>{entry.role}</td>
+                <td>
+                  <select aria-label={`Role of ${entry.username}`} value={entry.role} onChange={(event) => setRole.mutate({ id: entry.id, role: event.target.value })}>
+                    {ROLES.map((role) => (
+                      <option key={role}>{role}</option>
+                    ))}
+                  </select>
+                </td>
                 <td className="small">{formatAgo(entry.createdAt)}</td>
+                <td>
+                  <button onClick={() => removeUser.mutate(entry.id)}>Remove</button>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
+        <ErrorLine error={setRole.error ?? removeUser.error} />
         <InlineForm onSubmit={() => createUser.mutate()}>
           <input placeholder="username" aria-label="New username" value={user.username} onChange={(event) => setUser({ ...user, username: event.target.value })} />
           <input placeholder="password (10+)" aria-label="New password" type="password" value={user.password} onChange={(event) => setUser({ ...user, password: event.target.value })} />
           <select aria-label="New role" value={user.role} onChange={(event) => setUser({ ...user, role: event.target.value })}>
-            <option>viewer</option>
-            <option>operator</option>
-            <option>admin</option>
+            {ROLES.map((role) => (
+              <option key={role}>{role}</option>
+            ))}
           </select>
           <button type="submit" className="primary" disabled={createUser.isPending}>
             Add user
