@@ -131,8 +131,14 @@ describe("dashboard in Chromium", () => {
     // The admin cannot remove their own account; operator2 goes.
     const adminRow = page.getByRole("row").filter({ has: page.getByRole("cell", { name: "admin", exact: true }) });
     await adminRow.getByRole("button", { name: "Remove" }).click();
+    await adminRow.getByRole("button", { name: "Remove admin and their tokens" }).click();
     await page.getByRole("alert").filter({ hasText: "You cannot remove your own account" }).waitFor();
+    // Removal asks twice: "Keep" leaves the user, the second click removes them.
     await userRow.getByRole("button", { name: "Remove" }).click();
+    await userRow.getByRole("button", { name: "Keep" }).click();
+    await userRow.getByRole("button", { name: "Remove", exact: true }).waitFor();
+    await userRow.getByRole("button", { name: "Remove" }).click();
+    await userRow.getByRole("button", { name: "Remove operator2 and their tokens" }).click();
     await userRow.waitFor({ state: "detached" });
 
     // A token is shown once, works as its creator, and stops working once revoked.

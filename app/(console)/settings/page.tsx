@@ -30,6 +30,8 @@ export default function SettingsPage() {
   const [user, setUser] = useState({ username: "", password: "", role: "viewer" });
   const [tokenForm, setTokenForm] = useState({ name: "", kind: "user" });
   const [newToken, setNewToken] = useState<string | null>(null);
+  // Removing a user signs them out and drops their tokens: asked twice.
+  const [removing, setRemoving] = useState<string | null>(null);
 
   const createUser = useMutation({
     mutationFn: () => api("/api/users", { method: "POST", body: user }),
@@ -88,7 +90,16 @@ export default function SettingsPage() {
                 </td>
                 <td className="small">{formatAgo(entry.createdAt)}</td>
                 <td>
-                  <button onClick={() => removeUser.mutate(entry.id)}>Remove</button>
+                  {removing === entry.id ? (
+                    <span className="row">
+                      <button className="danger" onClick={() => removeUser.mutate(entry.id, { onSettled: () => setRemoving(null) })}>
+                        Remove {entry.username} and their tokens
+                      </button>
+                      <button onClick={() => setRemoving(null)}>Keep</button>
+                    </span>
+                  ) : (
+                    <button onClick={() => setRemoving(entry.id)}>Remove</button>
+                  )}
                 </td>
               </tr>
             ))}
