@@ -1,5 +1,6 @@
 // A person's path through the dashboard in a real Chromium: first-run setup, sign in, the
-// four brokers with their true status, a queue's chart, sign out; a viewer refused an action.
+// four brokers with their true status, a queue's chart, sign out; a viewer refused an action;
+// an admin managing users and tokens, read back in the audit log.
 import crypto from "node:crypto";
 import Redis from "ioredis";
 import type { Browser } from "playwright-core";
@@ -114,7 +115,7 @@ describe("dashboard in Chromium", () => {
     await page.close();
   });
 
-  it("lets the admin add a user and a token, revoke the token, and read all of it in the audit log", async () => {
+  it("lets the admin add a user, change their role and remove them, add and revoke a token, and read it all in the audit log", async () => {
     const page = await browser.newPage();
     await signIn(page, server.url, "admin", "correct-horse-battery");
     await page.getByRole("link", { name: "Users & tokens" }).click();

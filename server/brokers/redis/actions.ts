@@ -178,7 +178,6 @@ async function purgeSizes(pq: PriorityQueue, deadLetters: boolean): Promise<{ to
   return deadLetters ? { toTake: stats.dead, leftover: stats.purgingDead } : { toTake: stats.waiting + stats.delayed, leftover: stats.purging };
 }
 
-
 export const purge: QueueActionHandler<PurgeParams> = {
   kind: "purge",
   brokerKind: "redis",
